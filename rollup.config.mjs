@@ -1,0 +1,60 @@
+// Two builds from one source tree:
+//  1. ESM entry points for bundlers and Node (`bioid-sdk`, `/elements`, `/broker`, `/sw`) with .d.ts,
+//     dependencies left external so an app dedupes lit and workbox-window.
+//  2. The script-tag bundle `dist/bioid-elements.js`: a classic IIFE script, everything inlined and
+//     minified, for pages that cannot use modules or import maps.
+import typescript from '@rollup/plugin-typescript';
+import resolve from '@rollup/plugin-node-resolve';
+import terser from '@rollup/plugin-terser';
+import { builtinModules } from 'node:module';
+
+const nodeBuiltins = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
+const ownDependencies = ['lit', 'workbox-window', 'express'];
+const isExternal = (id) =>
+  nodeBuiltins.has(id) || ownDependencies.some((dep) => id === dep || id.startsWith(`${dep}/`));
+
+const terserOptions = {
+  ecma: 2020,
+  module: false,
+  compress: { passes: 2 },
+  format: { comments: false },
+};
+
+export default [
+  {
+    input: {
+      index: 'src/index.ts',
+      'elements/index': 'src/elements/index.ts',
+      'broker/index': 'src/broker/index.ts',
+      'sw/index': 'src/sw/index.ts',
+    },
+    external: isExternal,
+    output: {
+      dir: 'dist',
+      format: 'es',
+      sourcemap: true,
+      entryFileNames: '[name].js',
+      chunkFileNames: 'chunks/[name]-[hash].js',
+    },
+    plugins: [typescript({ tsconfig: './tsconfig.build.json' })],
+  },
+  {
+    input: 'src/bundle.ts',
+    output: {
+      file: 'dist/bioid-elements.js',
+      format: 'iife',
+      sourcemap: true,
+    },
+    plugins: [
+      resolve({ browser: true }),
+      typescript({
+        tsconfig: './tsconfig.build.json',
+        declaration: false,
+        declarationDir: undefined,
+        outDir: 'dist',
+        sourceMap: true,
+      }),
+      terser(terserOptions),
+    ],
+  },
+];

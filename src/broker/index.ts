@@ -1,0 +1,2 @@
+// Placeholder until the reference token broker lands (issue 3).
+export {};

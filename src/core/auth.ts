@@ -1,0 +1,129 @@
+/**
+ * Token sources: where the bearer token of every middleware call comes from (spec 5). Both strategies
+ * of spec 2.2 and the standalone reader's getToken (2.3) end up as a `TokenSource` over one `TokenCache`,
+ * so caching, single flight and the 401 refresh rule behave identically everywhere.
+ */
+import type { IdpClientCredentialsAuth } from './config.js';
+import { BioIDError, ReaderAuthError } from './errors.js';
+import { clientCredentialsForm, exchangeToken, tokenEndpoint } from './exchange.js';
+import type { FetchLike } from './http.js';
+import { TokenCache } from './token-cache.js';
+
+export interface TokenSource {
+  /** The current token, fetched on first use. */
+  get(signal?: AbortSignal): Promise<string>;
+  /** A token to retry with after the middleware answered 401 to `stale`. */
+  refresh(stale: string, signal?: AbortSignal): Promise<string>;
+}
+
+/** RFC 6750 b64token: visible ASCII, no spaces; anything else could not be sent in a header. */
+const BEARER_TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
+
+/**
+ * Spec 2.2 A and 2.3: tokens from a caller's function (or a fixed string). The function's failures
+ * become `ReaderAuthError` (spec 7), its wrong answers a `ReaderAuthError` that says what was wrong,
+ * and a function that never settles is cut off after `timeoutMs`.
+ */
+export function tokenProviderSource(
+  getToken: string | (() => string | Promise<string>),
+  timeoutMs: number,
+): TokenSource {
+  const obtain = async () => ({ accessToken: await callGetToken(getToken, timeoutMs) });
+  return fromCache(new TokenCache(obtain));
+}
+
+/**
+ * Spec 2.2 B and 5.4: the SDK runs the client_credentials exchange of 4.2 itself and caches the token
+ * until just under expires_in.
+ */
+export function idpClientCredentialsSource(
+  auth: IdpClientCredentialsAuth & { issuerUrl: string },
+  options: { fetchImpl?: FetchLike | undefined; timeoutMs: number },
+): TokenSource {
+  const endpoint = tokenEndpoint(auth.issuerUrl, auth.realm);
+  const form = clientCredentialsForm(auth);
+  // The fetch of the shared flight is not tied to one caller's signal: callers stop waiting, the flight goes on.
+  return fromCache(new TokenCache(() => exchangeToken(endpoint, form, options)));
+}
+
+function fromCache(cache: TokenCache): TokenSource {
+  return {
+    get: (signal) => untilAborted(cache.get(), signal),
+    refresh: (stale, signal) => untilAborted(cache.refresh(stale), signal),
+  };
+}
+
+async function callGetToken(
+  getToken: string | (() => string | Promise<string>),
+  timeoutMs: number,
+): Promise<string> {
+  let value: unknown;
+  if (typeof getToken === 'string') {
+    value = getToken;
+  } else {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      value = await Promise.race([
+        Promise.resolve().then(getToken),
+        new Promise((_, reject) => {
+          timer = setTimeout(
+            () => reject(new BioIDError('timeout', `getToken did not settle within ${timeoutMs} ms.`)),
+            timeoutMs,
+          );
+        }),
+      ]);
+    } catch (error) {
+      if (error instanceof ReaderAuthError || (error instanceof BioIDError && error.code === 'timeout')) throw error;
+      throw new ReaderAuthError(`getToken failed: ${error instanceof Error ? error.message : String(error)}`, {
+        cause: error,
+        retryable: error instanceof BioIDError ? error.retryable : false,
+        ...(error instanceof BioIDError && error.status !== undefined ? { status: error.status } : {}),
+      });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+  return checkToken(value);
+}
+
+function checkToken(value: unknown): string {
+  if (typeof value === 'string' && BEARER_TOKEN.test(value)) return value;
+  if (typeof value === 'string') {
+    throw new ReaderAuthError(
+      value.trim() === ''
+        ? 'getToken resolved to an empty string; it must resolve to the middleware access token.'
+        : 'getToken resolved to a string that is not a bearer token (it has spaces, quotes or other characters a token cannot have).',
+    );
+  }
+  const hint =
+    value && typeof value === 'object' && 'access_token' in value
+      ? ' It looks like the broker\'s JSON response: return its access_token field.'
+      : '';
+  throw new ReaderAuthError(
+    `getToken must resolve to the middleware access token as a string; it resolved to ${value === null ? 'null' : typeof value}.${hint}`,
+  );
+}
+
+/** Lets one caller stop waiting for a shared promise without cancelling it for the others. */
+export function untilAborted<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(abortError(signal));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(abortError(signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+const abortError = (signal: AbortSignal) =>
+  new BioIDError('aborted', 'The operation was aborted.', { cause: signal.reason, retryable: false });
+
+/**
+ * True in a browser page or a browser worker, where a client secret would be visible to anyone
+ * (spec 5.5). Deliberately not based on `navigator`, which Node 21+ also has.
+ */
+export function isBrowserLike(): boolean {
+  const g = globalThis as { window?: unknown; document?: unknown; WorkerGlobalScope?: unknown; importScripts?: unknown };
+  if (typeof g.window === 'object' && typeof g.document === 'object') return true;
+  return typeof g.WorkerGlobalScope === 'function' || typeof g.importScripts === 'function';
+}

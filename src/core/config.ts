@@ -1,0 +1,176 @@
+/**
+ * Configuration types of spec 2.1–2.3 and their validation. Validation happens at construction, so a
+ * mistake surfaces where it was made, with the field named and what to do about it.
+ */
+import { BioIDError } from './errors.js';
+import type { FetchLike } from './http.js';
+
+export const DEFAULT_TIMEOUT_MS = 15_000;
+export const DEFAULT_READER_SERVICE_URL = 'http://localhost:18065';
+/** How often an unpinned reader asks the local service for /status while someone watches. */
+export const DEFAULT_STATUS_INTERVAL_MS = 3_000;
+/** setTimeout's ceiling; a larger delay would fire at once. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** Spec 2.2 variant A: the integrator's frontend supplies tokens from its own token broker. */
+export interface TokenProviderAuth {
+  type: 'tokenProvider';
+  /** Resolves to a middleware access token; called on first use and again after a 401 (spec 5.3). */
+  getToken: () => Promise<string>;
+}
+
+/** Spec 2.2 variant B: the SDK runs the client_credentials exchange itself. Server or kiosk only. */
+export interface IdpClientCredentialsAuth {
+  type: 'idpClientCredentials';
+  clientId: string;
+  /** Never ship this to a browser (spec 5.5). */
+  clientSecret: string;
+  /**
+   * Address of the identity provider. The operator's default issuer is not published, so this is
+   * required in practice; an issuer ending in `/realms/<realm>` also supplies the realm.
+   */
+  issuerUrl?: string;
+  realm?: string;
+  /** Default `biometrics-middleware`. */
+  audience?: string;
+  scope?: string;
+  /** Allows this strategy in a browser or browser worker, where it would expose the client secret. */
+  dangerouslyAllowBrowser?: boolean;
+}
+
+export type BioIDAuth = TokenProviderAuth | IdpClientCredentialsAuth;
+
+/** Spec 2.1. */
+export interface BioIDConfig {
+  middlewareUrl: string;
+  auth: BioIDAuth;
+  /** Sent as X-Integrator-Id on dispatch; required with idpClientCredentials. */
+  integratorId?: string;
+  fetchImpl?: FetchLike;
+  /** Per network call; default 15000. */
+  timeoutMs?: number;
+  /** Local hardware service of `bio.reader`; default http://localhost:18065. */
+  readerServiceUrl?: string;
+  /** Pins `bio.reader` to this workstation (with deviceId), as in spec 9.3. */
+  workstationId?: string;
+  /** Pins `bio.reader` to this device (with workstationId), as in spec 9.3. */
+  deviceId?: string;
+  /** Interval of /status polling while `watchStatus` has listeners; default 3000. */
+  statusIntervalMs?: number;
+}
+
+/** Spec 2.3. */
+export interface FingerprintReaderConfig {
+  /** A middleware bearer token, or a function resolving to one; called on demand and after a 401. */
+  getToken: string | (() => string | Promise<string>);
+  middlewareUrl: string;
+  integratorId?: string;
+  /** Default http://localhost:18065. */
+  localServiceUrl?: string;
+  /** Pins the dispatch target; must come with deviceId (spec 9.4). */
+  workstationId?: string;
+  /** Device named on dispatch; must come with workstationId (spec 9.4). */
+  deviceId?: string;
+  fetchImpl?: FetchLike;
+  /** Per network call; default 15000 (spec 8). */
+  timeoutMs?: number;
+  /** Interval of /status polling while `watchStatus` has listeners; default 3000. */
+  statusIntervalMs?: number;
+}
+
+const configError = (message: string) => new BioIDError('config', message);
+
+export function requireObject(value: unknown, what: string): Record<string, unknown> {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) {
+    throw configError(`${what} must be an object.`);
+  }
+  return value as Record<string, unknown>;
+}
+
+/** Rejects keys the SDK does not know, so a typo (`middlewareURL`) is not silently ignored. */
+export function rejectUnknownKeys(record: Record<string, unknown>, known: readonly string[], what: string): void {
+  for (const key of Object.keys(record)) {
+    if (known.includes(key)) continue;
+    const near = known.find((k) => k.toLowerCase() === key.toLowerCase());
+    throw configError(
+      `${what} has an unknown option "${key}"${near ? `; did you mean "${near}"?` : `. Known options: ${known.join(', ')}.`}`,
+    );
+  }
+}
+
+export function requireString(value: unknown, field: string, hint = ''): string {
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw configError(`${field} is required and must be a non-empty string${hint ? `: ${hint}` : '.'}`);
+  }
+  return value;
+}
+
+export function optionalString(value: unknown, field: string): string | undefined {
+  if (value === undefined) return undefined;
+  return requireString(value, field);
+}
+
+/** An absolute http(s) URL, returned without a trailing slash so paths join predictably. */
+export function requireHttpUrl(value: unknown, field: string): string {
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw configError(`${field} is required: the absolute http(s) address, for example https://biometrics.example.com.`);
+  }
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw configError(`${field} "${value.slice(0, 200)}" is not an absolute URL; give the full http(s) address.`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw configError(`${field} must be an http or https URL, not ${url.protocol}.`);
+  }
+  if (url.username || url.password) {
+    throw configError(`${field} must not carry credentials in the URL.`);
+  }
+  if (url.search || url.hash) {
+    throw configError(`${field} must be a base address without a query or fragment.`);
+  }
+  return url.href.replace(/\/+$/, '');
+}
+
+export function optionalHttpUrl(value: unknown, field: string, fallback: string): string {
+  return value === undefined ? fallback : requireHttpUrl(value, field);
+}
+
+export function positiveMs(value: unknown, field: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > MAX_TIMER_MS) {
+    throw configError(`${field} must be a positive number of milliseconds (at most ${MAX_TIMER_MS}).`);
+  }
+  return value;
+}
+
+export function optionalFunction<T>(value: unknown, field: string): T | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'function') throw configError(`${field} must be a function.`);
+  return value as T;
+}
+
+export interface Pin {
+  workstationId: string;
+  deviceId: string;
+}
+
+/**
+ * Spec 9.3/9.4: both ids pin the target; exactly one is a programming error, thrown as the built-in
+ * TypeError (not a BioIDError) as the spec says.
+ */
+export function readPin(workstationId: unknown, deviceId: unknown, where: string): Pin | undefined {
+  const hasWorkstation = workstationId !== undefined && workstationId !== '';
+  const hasDevice = deviceId !== undefined && deviceId !== '';
+  if (hasWorkstation !== hasDevice) {
+    throw new TypeError(
+      `${where}: workstationId and deviceId pin the dispatch target together; ${hasWorkstation ? 'deviceId' : 'workstationId'} is missing. Give both, or neither to discover them from the local service.`,
+    );
+  }
+  if (!hasWorkstation) return undefined;
+  return {
+    workstationId: requireString(workstationId, `${where}.workstationId`),
+    deviceId: requireString(deviceId, `${where}.deviceId`),
+  };
+}

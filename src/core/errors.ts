@@ -1,0 +1,103 @@
+/**
+ * Typed errors of the SDK. Every failure the SDK reports is a `BioIDError` with a stable `code`, so
+ * callers (and the elements) branch on codes, never on message text.
+ */
+
+/** The middleware's text for a pinned workstation that is not live (spec 7, 9.5). */
+export const WORKSTATION_OFFLINE_TEXT = 'Target workstation is not currently live.';
+
+export type BioIDErrorCode =
+  /** Invalid configuration or argument; the message names the field. */
+  | 'config'
+  /** No token could be obtained: `getToken` threw or returned garbage, or the IdP exchange failed. */
+  | 'auth'
+  /** The middleware still answered 401 after one refresh and retry. */
+  | 'unauthorized'
+  /** The middleware answered 403: the token is valid but not allowed; refreshing would not help. */
+  | 'forbidden'
+  /** The middleware answered 404 (unknown subject or workstation). */
+  | 'not-found'
+  /** 503 "Target workstation is not currently live." (spec 7). */
+  | 'workstation-offline'
+  /** Any other failure status of the middleware. */
+  | 'middleware'
+  /** A success status with a body that is not the expected JSON (a login page, a proxy, truncated JSON). */
+  | 'bad-response'
+  /** The call took longer than `timeoutMs`. */
+  | 'timeout'
+  /** The network failed (DNS, refused, reset, CORS refusal in a browser). */
+  | 'network'
+  /** The caller's AbortSignal fired, or the reader was closed. */
+  | 'aborted'
+  /** The local hardware service could not be reached. */
+  | 'local-service-unreachable'
+  /** The local hardware service answered, but no fingerprint device is connected. */
+  | 'no-device'
+  /** The local hardware service answered with an error status or an unexpected payload. */
+  | 'local-service';
+
+export interface BioIDErrorOptions {
+  status?: number;
+  retryable?: boolean;
+  cause?: unknown;
+}
+
+const RETRYABLE_BY_DEFAULT: ReadonlySet<BioIDErrorCode> = new Set<BioIDErrorCode>([
+  'timeout',
+  'network',
+  'workstation-offline',
+  'local-service-unreachable',
+  'no-device',
+]);
+
+export class BioIDError extends Error {
+  readonly code: BioIDErrorCode;
+  readonly status?: number;
+  /** True when trying the same call again later may succeed without changing anything. */
+  readonly retryable: boolean;
+
+  constructor(code: BioIDErrorCode, message: string, options: BioIDErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'BioIDError';
+    this.code = code;
+    if (options.status !== undefined) this.status = options.status;
+    this.retryable =
+      options.retryable ??
+      (RETRYABLE_BY_DEFAULT.has(code) || (options.status !== undefined && options.status >= 500));
+  }
+}
+
+/**
+ * No middleware token could be obtained (spec 5.7, 7: a throwing `getToken` of a reader). The same class
+ * serves every token source, so one `instanceof` check covers "the user's session or credentials are gone".
+ */
+export class ReaderAuthError extends BioIDError {
+  constructor(message: string, options: BioIDErrorOptions = {}) {
+    super('auth', message, options);
+    this.name = 'ReaderAuthError';
+  }
+}
+
+export const isBioIDError = (value: unknown): value is BioIDError => value instanceof BioIDError;
+
+const TOKEN_LIKE = [
+  // JWTs (header.payload.signature, base64url).
+  /eyJ[\w-]{4,}\.[\w-]{4,}\.[\w-]*/g,
+  // Anything after the word Bearer.
+  /(bearer\s+)[^\s"',;]+/gi,
+  // access_token / client_secret / subject_token values in JSON or form text.
+  /((?:access|refresh|id|subject)_token|client_secret)("?\s*[:=]\s*"?)[^\s"&,}]+/gi,
+];
+
+/**
+ * Text received from a server (middleware, IdP, local service) goes into messages only through here:
+ * shortened, on one line, and with anything that looks like a token or secret replaced.
+ */
+export function scrubServerText(text: string, maxLength = 200): string {
+  let out = text.replace(/\s+/g, ' ').trim();
+  out = out
+    .replace(TOKEN_LIKE[0]!, '[redacted]')
+    .replace(TOKEN_LIKE[1]!, '$1[redacted]')
+    .replace(TOKEN_LIKE[2]!, '$1$2[redacted]');
+  return out.length > maxLength ? `${out.slice(0, maxLength - 1)}…` : out;
+}

@@ -1,0 +1,168 @@
+/**
+ * The one network path of the SDK. Every call (middleware, local service, IdP, broker) goes through
+ * `send`: the platform fetch read lazily, the whole exchange (headers and body) bounded by `timeoutMs`,
+ * the caller's AbortSignal honoured, and every failure mapped to a `BioIDError` that names the URL.
+ */
+import { BioIDError, scrubServerText } from './errors.js';
+
+export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
+
+export interface SendOptions {
+  /** Platform fetch when absent, read at call time so polyfills and test harnesses installed later work. */
+  fetchImpl?: FetchLike | undefined;
+  timeoutMs: number;
+  signal?: AbortSignal | undefined;
+  /** Who is being called, for messages: "the middleware", "the local hardware service", … */
+  peer: string;
+}
+
+export interface SendRequest {
+  url: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  /** A JSON value (sent as application/json) or URLSearchParams (sent as a form). */
+  body?: unknown;
+  credentials?: RequestCredentials;
+}
+
+export interface Reply {
+  url: string;
+  status: number;
+  ok: boolean;
+  headers: Headers;
+  /** Parsed JSON when the body is JSON, otherwise undefined. */
+  json: unknown;
+  /** The raw body text. */
+  text: string;
+  /** True when the body is an HTML page (a login page, a proxy error page). */
+  html: boolean;
+  redirected: boolean;
+}
+
+export async function send(request: SendRequest, options: SendOptions): Promise<Reply> {
+  const { url } = request;
+  const fetchImpl: FetchLike | undefined = options.fetchImpl ?? globalThis.fetch;
+  if (typeof fetchImpl !== 'function') {
+    throw new BioIDError(
+      'config',
+      'No fetch implementation: this runtime has no global fetch. Pass fetchImpl in the configuration.',
+    );
+  }
+  if (options.signal?.aborted) throw abortedError(options.peer, url, options.signal.reason);
+
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, options.timeoutMs);
+  const onCallerAbort = () => controller.abort();
+  options.signal?.addEventListener('abort', onCallerAbort, { once: true });
+
+  const headers: Record<string, string> = { ...request.headers };
+  let body: BodyInit | undefined;
+  if (request.body instanceof URLSearchParams) {
+    headers['Content-Type'] = 'application/x-www-form-urlencoded';
+    body = request.body.toString();
+  } else if (request.body !== undefined) {
+    headers['Content-Type'] = 'application/json';
+    body = JSON.stringify(request.body);
+  }
+
+  try {
+    const response = await fetchImpl(url, {
+      method: request.method ?? 'GET',
+      headers,
+      body,
+      signal: controller.signal,
+      credentials: request.credentials,
+      cache: 'no-store',
+    });
+    const text = await response.text();
+    return toReply(url, response, text);
+  } catch (error) {
+    if (timedOut) {
+      throw new BioIDError(
+        'timeout',
+        `${capitalize(options.peer)} at ${url} did not answer within ${options.timeoutMs} ms.`,
+        { cause: error },
+      );
+    }
+    if (options.signal?.aborted) throw abortedError(options.peer, url, options.signal.reason);
+    if (error instanceof BioIDError) throw error;
+    throw new BioIDError(
+      'network',
+      `Could not reach ${options.peer} at ${url}${describeNetworkError(error)}.`,
+      { cause: error },
+    );
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener('abort', onCallerAbort);
+  }
+}
+
+function toReply(url: string, response: Response, text: string): Reply {
+  const contentType = response.headers.get('content-type') ?? '';
+  const trimmed = text.trimStart();
+  let json: unknown;
+  if (/\bjson\b/i.test(contentType) || trimmed.startsWith('{') || trimmed.startsWith('[')) {
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+  }
+  const html = /html/i.test(contentType) || /^<(!doctype|html|head|body)\b/i.test(trimmed);
+  return {
+    url,
+    status: response.status,
+    ok: response.ok,
+    headers: response.headers,
+    json,
+    text,
+    html,
+    redirected: response.redirected,
+  };
+}
+
+function abortedError(peer: string, url: string, reason: unknown): BioIDError {
+  return new BioIDError('aborted', `The call to ${peer} at ${url} was aborted.`, {
+    cause: reason,
+    retryable: false,
+  });
+}
+
+function describeNetworkError(error: unknown): string {
+  if (!(error instanceof Error)) return '';
+  const cause = (error as { cause?: { code?: unknown } }).cause;
+  const code = typeof cause?.code === 'string' ? cause.code : '';
+  const detail = code || error.message;
+  return detail ? ` (${scrubServerText(detail, 120)})` : '';
+}
+
+const capitalize = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
+/** What the server said, for an error message: its `error`/`message` fields, or its text, scrubbed. */
+export function describeReply(reply: Reply): string {
+  if (reply.json && typeof reply.json === 'object') {
+    const { error, message, error_description } = reply.json as Record<string, unknown>;
+    const parts = [error, error_description, message].filter(
+      (p): p is string => typeof p === 'string' && p.length > 0,
+    );
+    if (parts.length) return scrubServerText(parts.join(': '));
+  }
+  if (reply.html) return 'an HTML page, not JSON (a login page or a proxy error?)';
+  if (!reply.text.trim()) return 'an empty body';
+  return scrubServerText(reply.text);
+}
+
+/** Joins a base URL (with or without a trailing slash or a path prefix) and path segments, encoding each segment. */
+export function joinUrl(base: string, ...segments: string[]): string {
+  const trimmed = base.replace(/\/+$/, '');
+  return [trimmed, ...segments.map((s) => encodeURIComponent(s))].join('/');
+}
+
+/** Joins a base URL and a fixed path such as `orchestrator/verify` (no encoding: the path is ours). */
+export function joinPath(base: string, path: string): string {
+  return `${base.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`;
+}

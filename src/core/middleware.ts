@@ -1,0 +1,82 @@
+/**
+ * Calls to the middleware (spec 4.4, 5): bearer token on every call, X-Integrator-Id on dispatch,
+ * exactly one refresh-and-retry after a 401 (spec 5.3), and the middleware's failures mapped to
+ * `BioIDError` codes (spec 7: 503 "Target workstation is not currently live." has its own code).
+ */
+import type { TokenSource } from './auth.js';
+import { BioIDError, WORKSTATION_OFFLINE_TEXT } from './errors.js';
+import { describeReply, joinPath, send, type FetchLike, type Reply } from './http.js';
+
+export interface MiddlewareContext {
+  middlewareUrl: string;
+  tokens: TokenSource;
+  integratorId?: string | undefined;
+  fetchImpl?: FetchLike | undefined;
+  timeoutMs: number;
+}
+
+export interface MiddlewareCall {
+  method: 'GET' | 'POST';
+  /** Path below middlewareUrl, already encoded. */
+  path: string;
+  body?: unknown;
+  /** Orchestrator dispatch: carries X-Integrator-Id (spec 4.4). */
+  dispatch?: boolean;
+  signal?: AbortSignal | undefined;
+}
+
+/** Performs the call and returns the JSON object of a success answer; throws a mapped `BioIDError`. */
+export async function callMiddleware(ctx: MiddlewareContext, call: MiddlewareCall): Promise<Record<string, unknown>> {
+  const url = joinPath(ctx.middlewareUrl, call.path);
+  const attempt = (token: string) => {
+    const headers: Record<string, string> = { Authorization: `Bearer ${token}`, Accept: 'application/json' };
+    if (call.dispatch && ctx.integratorId) headers['X-Integrator-Id'] = ctx.integratorId;
+    return send(
+      { url, method: call.method, headers, body: call.body },
+      { fetchImpl: ctx.fetchImpl, timeoutMs: ctx.timeoutMs, signal: call.signal, peer: 'the middleware' },
+    );
+  };
+
+  const token = await ctx.tokens.get(call.signal);
+  let reply = await attempt(token);
+  if (reply.status === 401) {
+    // Spec 5.3: a new token, then the same request once more. A second 401 is final.
+    const fresh = await ctx.tokens.refresh(token, call.signal);
+    reply = await attempt(fresh);
+  }
+  if (!reply.ok) throw middlewareError(reply);
+  if (!reply.json || typeof reply.json !== 'object' || Array.isArray(reply.json)) {
+    throw new BioIDError(
+      'bad-response',
+      `The middleware at ${url} answered HTTP ${reply.status} with ${reply.html ? 'an HTML page (a login page or a proxy?)' : reply.text.trim() ? 'a body that is not a JSON object' : 'an empty body'}; check middlewareUrl.`,
+      { status: reply.status, retryable: false },
+    );
+  }
+  return reply.json as Record<string, unknown>;
+}
+
+export function middlewareError(reply: Reply): BioIDError {
+  const said = describeReply(reply);
+  const where = `The middleware at ${reply.url}`;
+  const status = reply.status;
+  if (status === 503 && (reply.text.includes(WORKSTATION_OFFLINE_TEXT) || said.includes(WORKSTATION_OFFLINE_TEXT))) {
+    return new BioIDError(
+      'workstation-offline',
+      `${WORKSTATION_OFFLINE_TEXT} Start the workstation's companion application, or pin a workstation that is online.`,
+      { status, retryable: true },
+    );
+  }
+  if (status === 401) {
+    return new BioIDError('unauthorized', `${where} rejected the bearer token twice (HTTP 401: ${said}); the token source keeps handing out tokens the middleware does not accept.`, { status, retryable: false });
+  }
+  if (status === 403) {
+    return new BioIDError('forbidden', `${where} refused the request (HTTP 403: ${said}); the integrator's token lacks permission for it.`, { status, retryable: false });
+  }
+  if (status === 404) {
+    return new BioIDError('not-found', `${where} answered HTTP 404: ${said}.`, { status, retryable: false });
+  }
+  return new BioIDError('middleware', `${where} answered HTTP ${status}: ${said}.`, {
+    status,
+    retryable: status >= 500 || status === 429 || status === 408,
+  });
+}

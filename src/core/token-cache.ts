@@ -1,0 +1,91 @@
+/**
+ * One token, cached and fetched single-flight. Every token holder in the project uses this class: the
+ * SDK's token sources, the elements' broker client and the reference broker (one per end user in
+ * token-exchange mode). Rules, in one place:
+ *  - one in-flight fetch shared by all concurrent callers, cleared in `finally`; a rejection is never cached;
+ *  - a token with a lifetime is kept until just under `expires_in` (spec 5.6);
+ *  - after a 401, `refresh(stale)` fetches anew only if `stale` is still the current token, so a burst
+ *    of 401s for one token causes one refresh, and a 401 for an already replaced token reuses the new one.
+ */
+
+export interface IssuedToken {
+  accessToken: string;
+  /** Lifetime in seconds (the `expires_in` of the token response); absent = valid until a 401. */
+  expiresIn?: number;
+}
+
+/** Longest time a token is cached, whatever the issuer says: a bound against a bogus huge expires_in. */
+export const MAX_CACHE_SECONDS = 24 * 60 * 60;
+
+/**
+ * How long before expiry a token is replaced. 30 s for normal tokens, but never more than a tenth of
+ * the lifetime: a 20 s token is used for 18 s, not refetched on every call (no refresh storm).
+ */
+export function cacheLifetimeMs(expiresInSeconds: number): number {
+  const lifetimeMs = Math.min(expiresInSeconds, MAX_CACHE_SECONDS) * 1000;
+  const leewayMs = Math.min(30_000, lifetimeMs / 10);
+  return lifetimeMs - leewayMs;
+}
+
+interface Held {
+  value: string;
+  /** Epoch ms after which the token is not handed out; Infinity when the issuer gave no lifetime. */
+  expiresAt: number;
+}
+
+export class TokenCache {
+  private held: Held | undefined;
+  private inflight: Promise<string> | undefined;
+
+  constructor(
+    private readonly obtain: () => Promise<IssuedToken>,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** The cached token if it is still fresh, else a fetched one (shared with concurrent callers). */
+  get(): Promise<string> {
+    const held = this.held;
+    if (held && this.now() < held.expiresAt) return Promise.resolve(held.value);
+    return this.fetch();
+  }
+
+  /** After a 401 for `stale`: a fresh token, reusing one that already replaced `stale`. */
+  refresh(stale: string): Promise<string> {
+    if (this.inflight) return this.inflight;
+    const held = this.held;
+    if (held && held.value !== stale && this.now() < held.expiresAt) return Promise.resolve(held.value);
+    if (held?.value === stale) this.held = undefined;
+    return this.fetch();
+  }
+
+  /** Seconds of life left in the cached token (what a broker reports as expires_in), or undefined. */
+  remainingSeconds(): number | undefined {
+    const held = this.held;
+    if (!held || !Number.isFinite(held.expiresAt)) return undefined;
+    return Math.max(0, Math.floor((held.expiresAt - this.now()) / 1000));
+  }
+
+  /** Forgets the cached token (sign-out, configuration change); a fetch under way still answers its callers but is not kept. */
+  clear(): void {
+    this.held = undefined;
+    this.inflight = undefined;
+  }
+
+  private fetch(): Promise<string> {
+    if (!this.inflight) {
+      const flight = this.obtain()
+        .then((issued) => {
+          const expiresAt =
+            issued.expiresIn === undefined ? Infinity : this.now() + cacheLifetimeMs(issued.expiresIn);
+          // Only the flight still current may store its token; a cleared cache is not refilled by a stale flight.
+          if (this.inflight === flight) this.held = { value: issued.accessToken, expiresAt };
+          return issued.accessToken;
+        })
+        .finally(() => {
+          if (this.inflight === flight) this.inflight = undefined;
+        });
+      this.inflight = flight;
+    }
+    return this.inflight;
+  }
+}

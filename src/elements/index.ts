@@ -1,0 +1,2 @@
+// Placeholder until the elements land (issue 4): importing it defines nothing yet.
+export {};

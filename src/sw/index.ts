@@ -1,0 +1,2 @@
+// Placeholder until the kiosk service worker lands (issue 5).
+export {};

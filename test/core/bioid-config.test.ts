@@ -1,0 +1,55 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { BioID, BioIDError } from '../../src/index.js';
+import { fakeNetwork } from '../support/fake-network.js';
+
+const getToken = async () => 'token-1';
+const valid = { middlewareUrl: 'https://mw.example.com', auth: { type: 'tokenProvider' as const, getToken } };
+const configError = (field: RegExp) => (e: unknown) =>
+  e instanceof BioIDError && e.code === 'config' && field.test(e.message);
+
+describe('BioID configuration (spec 2.1, 2.2)', () => {
+  it('spec 2.1: middlewareUrl is required and must be an absolute http(s) URL', () => {
+    assert.throws(() => new BioID({ ...valid, middlewareUrl: undefined as unknown as string }), configError(/middlewareUrl/));
+    assert.throws(() => new BioID({ ...valid, middlewareUrl: '/api' }), configError(/middlewareUrl .* not an absolute URL/));
+    assert.throws(() => new BioID({ ...valid, middlewareUrl: 'ftp://mw' }), configError(/middlewareUrl must be an http/));
+  });
+
+  it('spec 2.1: defaults are timeoutMs 15000 and readerServiceUrl http://localhost:18065', () => {
+    const bio = new BioID(valid);
+    assert.equal(bio.timeoutMs, 15000);
+    assert.equal(bio.readerServiceUrl, 'http://localhost:18065');
+  });
+
+  it('spec 2.1: timeoutMs must be a positive number', () => {
+    for (const bad of [0, -1, NaN, Infinity, '100']) {
+      assert.throws(() => new BioID({ ...valid, timeoutMs: bad as number }), configError(/timeoutMs/));
+    }
+  });
+
+  it('spec 2.2: auth must be one of the two variants, naming the field', () => {
+    assert.throws(() => new BioID({ ...valid, auth: undefined as never }), configError(/auth/));
+    assert.throws(() => new BioID({ ...valid, auth: { type: 'password' } as never }), configError(/auth\.type/));
+    assert.throws(() => new BioID({ ...valid, auth: { type: 'tokenProvider' } as never }), configError(/auth\.getToken/));
+  });
+
+  it('an unknown option is an error that suggests the right name', () => {
+    assert.throws(
+      () => new BioID({ ...valid, middlewareURL: 'x' } as never),
+      configError(/unknown option "middlewareURL"; did you mean "middlewareUrl"/),
+    );
+  });
+
+  it('spec 2.1: fetchImpl defaults to the global fetch, read at call time', async () => {
+    const net = fakeNetwork().on('GET', '/status', () => new Response('{"workstationId":"ws","devices":[{"deviceId":"d","connected":true}]}'));
+    const bio = new BioID(valid); // constructed before the global is replaced
+    const original = globalThis.fetch;
+    globalThis.fetch = net.fetch as typeof fetch;
+    try {
+      assert.deepEqual(await bio.reader.target(), { workstationId: 'ws', deviceId: 'd' });
+    } finally {
+      globalThis.fetch = original;
+    }
+    assert.equal(net.calls.length, 1);
+  });
+});

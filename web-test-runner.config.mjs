@@ -1,0 +1,44 @@
+// Browser tests in headless Chromium: runtime-neutral core tests (*.test.ts, also run in Node) and
+// browser-only tests (*.browser.test.ts). Node-only tests (*.node.test.ts) are excluded.
+import { chromeLauncher } from '@web/test-runner-chrome';
+import { esbuildPlugin } from '@web/dev-server-esbuild';
+import { fileURLToPath } from 'node:url';
+
+const shims = {
+  'node:test': '/test/support/browser/node-test.js',
+  'node:assert/strict': '/test/support/browser/node-assert.js',
+  'node:assert': '/test/support/browser/node-assert.js',
+};
+
+export default {
+  files: ['test/**/*.test.ts', '!test/**/*.node.test.ts', '!node_modules/**'],
+  nodeResolve: { exportConditions: ['browser', 'development'] },
+  rootDir: fileURLToPath(new URL('.', import.meta.url)),
+  concurrency: 1,
+  testFramework: { config: { timeout: 10000 } },
+  browsers: [
+    chromeLauncher({
+      launchOptions: {
+        executablePath: process.env.CHROME_PATH || '/usr/bin/chromium',
+        args: [
+          '--no-sandbox',
+          '--headless=new',
+          '--disable-gpu',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--no-first-run',
+        ],
+      },
+    }),
+  ],
+  plugins: [
+    {
+      // Lets one test file run under node:test in Node and under mocha in Chromium.
+      name: 'node-test-shims',
+      resolveImport({ source }) {
+        return shims[source];
+      },
+    },
+    esbuildPlugin({ ts: true, target: 'es2022', tsconfig: fileURLToPath(new URL('./tsconfig.json', import.meta.url)) }),
+  ],
+};
