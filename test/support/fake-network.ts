@@ -61,9 +61,9 @@ export function fakeNetwork() {
   return {
     fetch,
     calls,
-    /** Routes `METHOD path` (a pathname or a full URL) to a handler. */
+    /** Routes `METHOD path` (a pathname or a full URL) to a handler; a later route for the same call wins. */
     on(method: string, path: string, handler: Handler) {
-      routes.push({ method: method.toUpperCase(), path, handler, hits: 0 });
+      routes.unshift({ method: method.toUpperCase(), path, handler, hits: 0 });
       return this;
     },
     callsTo(path: string) {
