@@ -119,7 +119,8 @@ export function requireHttpUrl(value: unknown, field: string): string {
   try {
     url = new URL(value);
   } catch {
-    throw configError(`${field} "${value.slice(0, 200)}" is not an absolute URL; give the full http(s) address.`);
+    // The value is not echoed: a misplaced secret must not end up in a log.
+    throw configError(`${field} is not an absolute URL; give the full http(s) address, such as https://biometrics.example.com.`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw configError(`${field} must be an http or https URL, not ${url.protocol}.`);
