@@ -1,2 +1,15 @@
-// Placeholder until the reference token broker lands (issue 3).
-export {};
+/**
+ * `bioid-sdk/broker`: the reference token broker (spec 4.1, 4.2, 5.5, 5.6) for the integrator's backend.
+ * A web-standard `(Request) => Promise<Response>` handler for fetch-style hosts (Next.js route handlers,
+ * workers, Deno, Bun), an adapter for Node/Express, and options from environment variables.
+ */
+export { createTokenBroker, type TokenBrokerHandler } from './handler.js';
+export { expressTokenBroker, toNodeHandler, type NodeTokenBrokerHandler } from './node.js';
+export { BROKER_ENV, brokerOptionsFromEnv, type BrokerOverrides, type EnvLike } from './env.js';
+export {
+  DEFAULT_BROKER_TIMEOUT_MS,
+  DEFAULT_MAX_CACHED_USERS,
+  type BrokerContext,
+  type TokenBrokerOptions,
+  type TokenExchangeOptions,
+} from './options.js';

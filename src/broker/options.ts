@@ -1,0 +1,183 @@
+/**
+ * Options of the reference token broker and their validation. Everything is checked when the broker is
+ * created, so a wrong deployment fails at start-up with the option named, not on a user's first click.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  optionalFunction,
+  optionalString,
+  positiveMs,
+  rejectUnknownKeys,
+  requireHttpUrl,
+  requireObject,
+  requireString,
+} from '../core/config.js';
+import { BioIDError } from '../core/errors.js';
+import { tokenEndpoint, type IdpClient } from '../core/exchange.js';
+import type { FetchLike } from '../core/http.js';
+
+/**
+ * What an adapter knows besides the web `Request`: the Node adapter passes the original `req` and `res`,
+ * so `authorize` can read an Express session (`req.session`) or a Passport user. Empty for fetch-style hosts.
+ */
+export interface BrokerContext {
+  req?: IncomingMessage;
+  res?: ServerResponse;
+}
+
+export interface TokenExchangeOptions {
+  /**
+   * The signed-in end user's access token from your own identity provider (RFC 8693 subject_token), for
+   * example from the server-side session. A falsy result answers 401.
+   */
+  subjectToken(request: Request, context: BrokerContext): string | undefined | null | Promise<string | undefined | null>;
+  /** Most end users whose middleware tokens are cached at once; default 10000. */
+  maxCachedUsers?: number;
+}
+
+export interface TokenBrokerOptions {
+  /** Address of the identity provider (the "auth base address"), or its realm issuer `https://idp/realms/<realm>`. */
+  issuerUrl: string;
+  /** Realm in the token endpoint path; optional when issuerUrl ends in `/realms/<realm>`. */
+  realm?: string;
+  clientId: string;
+  /** Server-side only; never logged, never sent anywhere but the identity provider. */
+  clientSecret: string;
+  /** Default `biometrics-middleware`. */
+  audience?: string;
+  scope?: string;
+  /** The integrator's session gate (spec 4.1): a falsy result (or a rejected promise) answers 401. */
+  authorize(request: Request, context: BrokerContext): unknown;
+  /** RFC 8693 variant: exchange the end user's token instead of the plain client_credentials grant. */
+  tokenExchange?: TokenExchangeOptions;
+  /** Exact origins (`https://app.example.com`) allowed to call the broker cross-origin with credentials. Never `*`. */
+  allowedOrigins?: string[];
+  /** Default true: requests without `X-CSRF: 1` answer 403. Turn off only when SameSite cookies alone protect the session. */
+  requireCsrfHeader?: boolean;
+  fetchImpl?: FetchLike;
+  /** Bound of each exchange with the identity provider; default 10000 ms. */
+  timeoutMs?: number;
+  /** Server-side failure lines (never secrets, tokens or IdP bodies); default console.warn. */
+  logger?: (message: string) => void;
+}
+
+export const DEFAULT_BROKER_TIMEOUT_MS = 10_000;
+export const DEFAULT_MAX_CACHED_USERS = 10_000;
+
+/** The options after validation, with defaults applied. */
+export interface ResolvedBrokerOptions {
+  client: IdpClient;
+  endpoint: string;
+  authorize: TokenBrokerOptions['authorize'];
+  tokenExchange: Required<TokenExchangeOptions> | undefined;
+  allowedOrigins: ReadonlySet<string>;
+  requireCsrfHeader: boolean;
+  fetchImpl: FetchLike | undefined;
+  timeoutMs: number;
+  logger: (message: string) => void;
+}
+
+const WHERE = 'createTokenBroker';
+const KEYS = [
+  'issuerUrl',
+  'realm',
+  'clientId',
+  'clientSecret',
+  'audience',
+  'scope',
+  'authorize',
+  'tokenExchange',
+  'allowedOrigins',
+  'requireCsrfHeader',
+  'fetchImpl',
+  'timeoutMs',
+  'logger',
+] as const;
+const EXCHANGE_KEYS = ['subjectToken', 'maxCachedUsers'] as const;
+
+const configError = (message: string) => new BioIDError('config', `${WHERE}: ${message}`);
+
+export function resolveBrokerOptions(options: TokenBrokerOptions): ResolvedBrokerOptions {
+  const o = requireObject(options, `${WHERE}(options)`);
+  rejectUnknownKeys(o, KEYS, `${WHERE}(options)`);
+  const issuerUrl = requireHttpUrl(o.issuerUrl, `${WHERE}: issuerUrl`);
+  const realm = optionalString(o.realm, `${WHERE}: realm`);
+  if (realm === undefined && !/\/realms\/[^/]+$/.test(issuerUrl)) {
+    throw configError(
+      'realm is required (the realm in {issuerUrl}/realms/<realm>/protocol/openid-connect/token), unless issuerUrl ends in /realms/<realm>.',
+    );
+  }
+  const client: IdpClient = {
+    issuerUrl,
+    realm,
+    clientId: requireString(o.clientId, `${WHERE}: clientId`),
+    clientSecret: requireString(o.clientSecret, `${WHERE}: clientSecret`, 'the client secret of your machine identity, from server-side configuration.'),
+    audience: optionalString(o.audience, `${WHERE}: audience`),
+    scope: optionalString(o.scope, `${WHERE}: scope`),
+  };
+  if (typeof o.authorize !== 'function') {
+    throw configError(
+      'authorize is required: a function (request, context) that returns something truthy only for a signed-in user of your application (spec 4.1: unauthenticated callers must not receive a token).',
+    );
+  }
+  if (o.requireCsrfHeader !== undefined && typeof o.requireCsrfHeader !== 'boolean') {
+    throw configError('requireCsrfHeader must be true or false.');
+  }
+  const logger = optionalFunction<(message: string) => void>(o.logger, `${WHERE}: logger`);
+  return {
+    client,
+    endpoint: tokenEndpoint(issuerUrl, realm),
+    authorize: o.authorize as TokenBrokerOptions['authorize'],
+    tokenExchange: readTokenExchange(o.tokenExchange),
+    allowedOrigins: readOrigins(o.allowedOrigins),
+    requireCsrfHeader: o.requireCsrfHeader !== false,
+    fetchImpl: optionalFunction<FetchLike>(o.fetchImpl, `${WHERE}: fetchImpl`),
+    timeoutMs: positiveMs(o.timeoutMs, `${WHERE}: timeoutMs`, DEFAULT_BROKER_TIMEOUT_MS),
+    logger: logger ?? ((message) => console.warn(message)),
+  };
+}
+
+function readTokenExchange(value: unknown): Required<TokenExchangeOptions> | undefined {
+  if (value === undefined) return undefined;
+  const t = requireObject(value, `${WHERE}: tokenExchange`);
+  rejectUnknownKeys(t, EXCHANGE_KEYS, `${WHERE}: tokenExchange`);
+  if (typeof t.subjectToken !== 'function') {
+    throw configError('tokenExchange.subjectToken is required: a function (request, context) returning the end user\'s access token from your identity provider.');
+  }
+  const max = t.maxCachedUsers ?? DEFAULT_MAX_CACHED_USERS;
+  if (typeof max !== 'number' || !Number.isInteger(max) || max < 1) {
+    throw configError('tokenExchange.maxCachedUsers must be a positive whole number.');
+  }
+  return { subjectToken: t.subjectToken as TokenExchangeOptions['subjectToken'], maxCachedUsers: max };
+}
+
+/** Exact origins, normalised as browsers send them in the Origin header (scheme://host[:port]). */
+function readOrigins(value: unknown): ReadonlySet<string> {
+  if (value === undefined) return new Set();
+  if (!Array.isArray(value)) throw configError('allowedOrigins must be an array of origins such as "https://app.example.com".');
+  const origins = new Set<string>();
+  for (const entry of value) {
+    if (entry === '*' || entry === 'null') {
+      throw configError(
+        `allowedOrigins must list exact origins; "${entry}" would hand tokens to any site. Give the origins of your frontend, for example "https://app.example.com".`,
+      );
+    }
+    if (typeof entry !== 'string') throw configError('allowedOrigins entries must be strings such as "https://app.example.com".');
+    let url: URL;
+    try {
+      url = new URL(entry);
+    } catch {
+      throw configError(`allowedOrigins entry "${entry.slice(0, 100)}" is not an origin; write it as scheme://host[:port], for example "https://app.example.com".`);
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+      throw configError(`allowedOrigins entry "${entry.slice(0, 100)}" must be an http(s) origin.`);
+    }
+    if (url.pathname !== '/' || url.search || url.hash || url.username || url.password || /\/./.test(entry.replace(/^[a-z]+:\/\//i, ''))) {
+      throw configError(
+        `allowedOrigins entry "${entry.slice(0, 100)}" must be an origin only (scheme://host[:port]), without a path, query or credentials.`,
+      );
+    }
+    origins.add(url.origin);
+  }
+  return origins;
+}
