@@ -1,0 +1,238 @@
+/**
+ * The demo app (Express 5): sign-in with a real session, the session-gated token broker (the project's
+ * own `createTokenBroker` through its Node adapter), and one page per integration style. It plays the
+ * integrator's web application; the simulator (demo/sim) plays the operator's side.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { expressTokenBroker } from '../src/broker/index.js';
+import { kioskServiceWorkerScript } from '../src/sw/kiosk-worker.js';
+import { VerificationConfirmer } from './confirm.js';
+import {
+  formPage,
+  jqueryPage,
+  KIOSK_IMPORT_MAP,
+  kioskPage,
+  overviewPage,
+  plainPage,
+  signInPage,
+  type PageContext,
+} from './pages.js';
+import { clearedSessionCookie, sameSecret, sessionCookie, SessionStore, type Session } from './sessions.js';
+import { closeServer, listen } from './sim/http-util.js';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+export interface DemoServerOptions {
+  host?: string;
+  port?: number;
+  /** The IdP's base address and realm (the broker's issuerUrl/realm). */
+  issuerUrl: string;
+  realm: string;
+  /** The integrator's confidential client; stays on this server. */
+  clientId: string;
+  clientSecret: string;
+  /** Tenant id sent as X-Integrator-Id; the demo's IdP client id. */
+  integratorId: string;
+  middlewareUrl: string;
+  localServiceUrl: string;
+  /** The kiosk page's pinned target. */
+  kiosk: { workstationId: string; deviceId: string };
+  /** The demo sign-in. */
+  user: { username: string; password: string };
+  /** Where the built package is; default `<repo>/dist`. */
+  distDir?: string;
+}
+
+export interface RunningDemoServer {
+  url: string;
+  port: number;
+  sessions: SessionStore;
+  /** Changes the kiosk worker's version (as a deployment would), so kiosks see "a new version". */
+  bumpKioskVersion(): void;
+  close(): Promise<void>;
+}
+
+/** Files the kiosk worker precaches: URL path -> file on disk. */
+function kioskFiles(distDir: string): Record<string, string> {
+  return {
+    '/bioid-elements.js': join(distDir, 'bioid-elements.js'),
+    '/demo-assets/demo.css': join(root, 'demo/public/demo.css'),
+    '/demo-assets/common.js': join(root, 'demo/public/common.js'),
+    '/kiosk/kiosk.js': join(root, 'demo/public/kiosk.js'),
+    '/sdk/sw/index.js': join(distDir, 'sw/index.js'),
+    '/vendor/workbox-window.js': join(root, 'node_modules/workbox-window/build/workbox-window.prod.mjs'),
+  };
+}
+
+const sha256 = (text: string | Buffer) => createHash('sha256').update(text).digest('base64');
+
+export function createDemoApp(options: DemoServerOptions, origin: () => string) {
+  const distDir = options.distDir ?? join(root, 'dist');
+  const sessions = new SessionStore();
+  const confirmer = new VerificationConfirmer({
+    issuerUrl: options.issuerUrl,
+    realm: options.realm,
+    clientId: options.clientId,
+    clientSecret: options.clientSecret,
+    middlewareUrl: options.middlewareUrl,
+  });
+  let kioskBump = 0;
+  const kioskVersion = () => {
+    const hash = createHash('sha256');
+    for (const file of Object.values(kioskFiles(distDir))) if (existsSync(file)) hash.update(readFileSync(file));
+    hash.update(kioskPage(pageContext({ username: '', id: '', expiresAt: 0 }), options.kiosk));
+    hash.update(String(kioskBump));
+    return hash.digest('hex').slice(0, 16);
+  };
+
+  const pageContext = (session: Session): PageContext => ({
+    username: session.username,
+    middlewareUrl: options.middlewareUrl,
+    localServiceUrl: options.localServiceUrl,
+    integratorId: options.integratorId,
+  });
+  const connectSources = [...new Set([new URL(options.middlewareUrl).origin, new URL(options.localServiceUrl).origin])].join(' ');
+  const csp = (extraScript = '') =>
+    [
+      "default-src 'self'",
+      `script-src 'self'${extraScript}`,
+      `connect-src 'self' ${connectSources}`,
+      "img-src 'self' data:",
+      // Lit's element styles are constructable stylesheets (adoptedStyleSheets), which style-src does not block.
+      "style-src 'self'",
+      "object-src 'none'",
+      "base-uri 'none'",
+      "form-action 'self'",
+      "frame-ancestors 'none'",
+    ].join('; ');
+  const html = (res: Response, body: string, status = 200, extraScript = '') => {
+    res.status(status).set({ 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': csp(extraScript), 'Cache-Control': 'no-store' }).send(body);
+  };
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.use((_req, res, next) => {
+    // same-origin, not no-referrer: with no-referrer Chromium sends `Origin: null` on form posts.
+    res.set({ 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'same-origin' });
+    next();
+  });
+  app.use(express.urlencoded({ extended: false, limit: '16kb' }));
+
+  // A form POST from another site never carries our SameSite=Lax cookie; the Origin check covers old browsers too.
+  const sameOriginPost = (req: Request, res: Response, next: NextFunction) => {
+    const from = req.get('origin');
+    if (req.method === 'POST' && from && from !== origin()) return void res.status(403).type('text').send('Cross-site form posts are refused.');
+    next();
+  };
+  const signedIn = (req: Request, res: Response, next: NextFunction) => {
+    const session = sessions.fromCookieHeader(req.get('cookie'));
+    if (!session) return void res.redirect(303, `/signin?next=${encodeURIComponent(req.originalUrl)}`);
+    res.locals.session = session;
+    next();
+  };
+  const session = (res: Response) => res.locals.session as Session;
+
+  // --- static files: the built bundle, the demo's own scripts, vendor modules ---
+  const staticOptions = { fallthrough: false, index: false as const, setHeaders: (res: express.Response) => res.set('Cache-Control', 'no-cache') };
+  app.get('/bioid-elements.js', (_req, res) => {
+    res.set('Cache-Control', 'no-cache').sendFile(join(distDir, 'bioid-elements.js'));
+  });
+  app.use('/demo-assets', express.static(join(root, 'demo/public'), staticOptions));
+  // Only the kiosk's registration module is served from the package build (it imports workbox-window).
+  app.use('/sdk/sw', express.static(join(distDir, 'sw'), staticOptions));
+  app.get('/vendor/jquery.js', (_req, res) => {
+    res.set('Cache-Control', 'no-cache').sendFile(join(root, 'node_modules/jquery/dist/jquery.min.js'));
+  });
+  app.get('/vendor/workbox-window.js', (_req, res) => {
+    res.set('Cache-Control', 'no-cache').type('text/javascript').sendFile(join(root, 'node_modules/workbox-window/build/workbox-window.prod.mjs'));
+  });
+
+  app.get('/favicon.ico', (_req, res) => {
+    res.status(204).end();
+  });
+
+  // --- sign-in ---
+  const safeNext = (value: unknown) => (typeof value === 'string' && /^\/(?!\/)[^\s\\]*$/.test(value) ? value : '/');
+  app.get('/signin', (req, res) => html(res, signInPage({ next: safeNext(req.query.next) })));
+  app.post('/signin', sameOriginPost, (req, res) => {
+    const { username, password, next } = (req.body ?? {}) as Record<string, unknown>;
+    const ok = sameSecret(username, options.user.username) && sameSecret(password, options.user.password);
+    if (!ok) {
+      return html(res, signInPage({ next: safeNext(next), error: 'Wrong user name or password.', username: String(username ?? '') }), 401);
+    }
+    const created = sessions.create(options.user.username);
+    res.set('Set-Cookie', sessionCookie(created.id)).redirect(303, safeNext(next));
+  });
+  app.post('/signout', sameOriginPost, (req, res) => {
+    const current = sessions.fromCookieHeader(req.get('cookie'));
+    if (current) sessions.destroy(current.id);
+    res.set('Set-Cookie', clearedSessionCookie()).redirect(303, '/signin');
+  });
+
+  // --- the token broker, gated by the session (spec 4.1) ---
+  app.all(
+    '/token',
+    expressTokenBroker({
+      issuerUrl: options.issuerUrl,
+      realm: options.realm,
+      clientId: options.clientId,
+      clientSecret: options.clientSecret,
+      authorize: (request) => sessions.fromCookieHeader(request.headers.get('cookie')),
+    }),
+  );
+
+  // --- pages ---
+  app.get('/', signedIn, (_req, res) => html(res, overviewPage(pageContext(session(res)))));
+  app.get('/plain', signedIn, (_req, res) => html(res, plainPage(pageContext(session(res)))));
+  app.get('/jquery', signedIn, (_req, res) => html(res, jqueryPage(pageContext(session(res)))));
+  app.get('/form', signedIn, (_req, res) => html(res, formPage(pageContext(session(res)))));
+  app.post('/form', sameOriginPost, signedIn, async (req, res) => {
+    const { subject, verification, amount } = (req.body ?? {}) as Record<string, unknown>;
+    const confirmation = await confirmer.confirm(verification, subject).catch((error: unknown) => ({
+      accepted: false as const,
+      reason: `The verification could not be confirmed right now (${error instanceof Error ? error.message : 'error'}).`,
+    }));
+    const subjectText = typeof subject === 'string' ? subject : '';
+    if (confirmation.accepted) {
+      const text = `Accepted: approval of ${String(amount ?? '')} for "${confirmation.subjectId}", verification ${confirmation.verificationId} confirmed by the middleware (score ${confirmation.score}).`;
+      return html(res, formPage(pageContext(session(res)), { subject: subjectText, outcome: { accepted: true, text } }));
+    }
+    html(res, formPage(pageContext(session(res)), { subject: subjectText, outcome: { accepted: false, text: `Refused: ${confirmation.reason}` } }), 422);
+  });
+  // Non-strict routing would make '/kiosk' match '/kiosk/' too: redirect only the slash-less path.
+  app.use('/kiosk', (req, res, next) => (req.originalUrl === '/kiosk' ? res.redirect(301, '/kiosk/') : next()));
+  app.get('/kiosk/', signedIn, (_req, res) => {
+    html(res, kioskPage(pageContext(session(res)), options.kiosk), 200, ` 'sha256-${sha256(KIOSK_IMPORT_MAP)}'`);
+  });
+  app.get('/kiosk/kiosk.js', (_req, res) => {
+    res.set('Cache-Control', 'no-cache').sendFile(join(root, 'demo/public/kiosk.js'));
+  });
+  app.get('/kiosk/sw.js', (_req, res) => {
+    const script = kioskServiceWorkerScript({ version: kioskVersion(), precache: ['/kiosk/', ...Object.keys(kioskFiles(distDir))], shell: '/kiosk/' });
+    // no-cache: browsers must ask for a new worker on every check, or kiosks would miss updates.
+    res.set({ 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-cache' }).send(script);
+  });
+
+  app.use((_req: Request, res: Response) => {
+    res.status(404).type('text').send('Not found.');
+  });
+  app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    const status = (err as { status?: number; statusCode?: number }).status ?? (err as { statusCode?: number }).statusCode ?? 500;
+    if (status >= 500) console.error('demo server error:', err instanceof Error ? err.message : err);
+    res.status(status).type('text').send(status === 404 ? 'Not found.' : 'The demo server failed; see its console.');
+  });
+
+  return { app, sessions, bump: () => void (kioskBump += 1) };
+}
+
+export async function startDemoServer(options: DemoServerOptions): Promise<RunningDemoServer> {
+  let url = '';
+  const { app, sessions, bump } = createDemoApp(options, () => url);
+  const listening = await listen(app, options.host, options.port ?? 0);
+  url = listening.url;
+  return { url, port: listening.port, sessions, bumpKioskVersion: bump, close: () => closeServer(listening.server) };
+}

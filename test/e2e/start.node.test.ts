@@ -1,0 +1,110 @@
+/**
+ * `npm start` itself: spawn scripts/start.mjs (every port 0, build check skipped: the test must not race
+ * other builds), wait for the printed URLs, load a page, send SIGINT, and check that every port is free.
+ * `npm run simulate` the same way, without the demo app.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { connect } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+interface Started {
+  output: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  pid: number;
+}
+
+function run(args: string[], readyMarker: string): Promise<Started & { ready: string }> {
+  const child = spawn(process.execPath, [join(root, 'scripts/start.mjs'), ...args], {
+    cwd: root,
+    env: {
+      ...process.env,
+      BIOID_SKIP_BUILD: '1',
+      BIOID_DEMO_PORT: '0',
+      BIOID_IDP_PORT: '0',
+      BIOID_MIDDLEWARE_PORT: '0',
+      BIOID_LOCAL_SERVICE_PORT: '0',
+      BIOID_CAPTURE_DELAY_MS: '0-10',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`no "${readyMarker}" within 30 s; output:\n${output}`));
+    }, 30_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = new RegExp(`${readyMarker} (\\S+)`).exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ ready: match[1]!, output: () => output, exited, pid: child.pid! });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    void exited.then(() => {
+      clearTimeout(timer);
+      reject(new Error(`exited before "${readyMarker}"; output:\n${output}`));
+    });
+  });
+}
+
+function ports(output: string): number[] {
+  return [...new Set([...output.matchAll(/http:\/\/127\.0\.0\.1:(\d+)/g)].map((m) => Number(m[1])))];
+}
+
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', () => resolve(true));
+  });
+}
+
+describe('npm start / npm run simulate', { timeout: 120_000 }, () => {
+  it('npm start prints the URLs and demo credentials, serves the sign-in page, and frees every port on SIGINT', async () => {
+    const started = await run([], 'DEMO_READY');
+    const text = started.output();
+    assert.match(text, /user "demo", password "fingerprint"/);
+    assert.match(text, /integrator client\s+id "demo-integrator", secret "demo-secret" \(demo default/);
+    const used = ports(text);
+    assert.equal(used.length, 4, `four servers: ${text}`);
+
+    const page = await fetch(new URL('/signin', started.ready));
+    assert.equal(page.status, 200);
+    assert.match(page.headers.get('content-security-policy') ?? '', /script-src 'self'/);
+    assert.match(await page.text(), /<script src="\/bioid-elements.js" defer><\/script>/);
+    const bundle = await fetch(new URL('/bioid-elements.js', started.ready));
+    assert.equal(bundle.status, 200);
+
+    process.kill(started.pid, 'SIGINT');
+    const { code } = await started.exited;
+    assert.equal(code, 0, started.output());
+    for (const port of used) assert.equal(await portIsFree(port), true, `port ${port} is still open`);
+  });
+
+  it('npm run simulate starts the IdP, middleware and local service without the demo app', async () => {
+    const started = await run(['--simulate'], 'SIMULATOR_READY');
+    const used = ports(started.output());
+    assert.equal(used.length, 3, started.output());
+    const status = await fetch(`${started.output().match(/Local hardware service: (\S+)/)![1]}/status`);
+    assert.deepEqual(await status.json(), { workstationId: 'ws-demo-1', devices: [{ deviceId: 'reader-1', model: 'SimReader 500', connected: true }] });
+    const unauthenticated = await fetch(`${started.ready}/biometrics/alice`);
+    assert.equal(unauthenticated.status, 401);
+    process.kill(started.pid, 'SIGTERM');
+    assert.equal((await started.exited).code, 0);
+    for (const port of used) assert.equal(await portIsFree(port), true, `port ${port} is still open`);
+  });
+});

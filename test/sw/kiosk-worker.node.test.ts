@@ -1,0 +1,139 @@
+/**
+ * The kiosk service worker script, run in a fake service-worker scope (node:vm): what it precaches,
+ * which requests it answers from the cache, which it leaves to the network (tokens, APIs), and the
+ * SKIP_WAITING message of workbox-window. The real browser run is in test/e2e/demo.node.test.ts.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { runInNewContext } from 'node:vm';
+import { kioskServiceWorkerScript } from '../../src/sw/kiosk-worker.js';
+
+const ORIGIN = 'https://kiosk.example';
+
+class FakeCache {
+  readonly entries = new Map<string, Response>();
+  async addAll(requests: Request[]) {
+    for (const r of requests) this.entries.set(new URL(r.url, ORIGIN).pathname, new Response(`cached ${new URL(r.url, ORIGIN).pathname}`));
+  }
+  async match(path: string) {
+    return this.entries.get(path)?.clone();
+  }
+  async keys() {
+    return [...this.entries.keys()].map((p) => new Request(`${ORIGIN}${p}`));
+  }
+}
+
+function load(script: string, options: { offline?: boolean } = {}) {
+  const caches = new Map<string, FakeCache>([['bioid-kiosk-old', new FakeCache()], ['someone-else', new FakeCache()]]);
+  const listeners = new Map<string, (event: unknown) => void>();
+  const network: string[] = [];
+  let skipped = 0;
+  let claimed = 0;
+  const scope = {
+    location: { origin: ORIGIN },
+    caches: {
+      open: async (name: string) => {
+        if (!caches.has(name)) caches.set(name, new FakeCache());
+        return caches.get(name)!;
+      },
+      keys: async () => [...caches.keys()],
+      delete: async (name: string) => caches.delete(name),
+    },
+    clients: { claim: async () => void (claimed += 1) },
+    skipWaiting: async () => void (skipped += 1),
+    addEventListener: (type: string, listener: (event: unknown) => void) => listeners.set(type, listener),
+  };
+  const fetchImpl = async (request: Request | string) => {
+    network.push(typeof request === 'string' ? request : request.url);
+    if (options.offline) throw new TypeError('Failed to fetch');
+    return new Response('from network');
+  };
+  // Relative URLs in `new Request('/x')` need a base in Node; the worker's origin is that base.
+  class ScopedRequest extends Request {
+    constructor(input: string, init?: RequestInit) {
+      super(new URL(input, ORIGIN), init);
+    }
+  }
+  runInNewContext(script, { self: scope, fetch: fetchImpl, Request: ScopedRequest, Response, URL, Promise, Set });
+
+  const dispatch = async (type: string, event: Record<string, unknown>) => {
+    const waits: Array<Promise<unknown>> = [];
+    let responded: Promise<Response> | undefined;
+    listeners.get(type)!({ ...event, waitUntil: (p: Promise<unknown>) => waits.push(p), respondWith: (r: Promise<Response>) => (responded = r) });
+    await Promise.all(waits);
+    return responded;
+  };
+  const request = (path: string, init: { method?: string; mode?: string } = {}) => {
+    const url = path.startsWith('http') ? path : `${ORIGIN}${path}`;
+    return { url, method: init.method ?? 'GET', mode: init.mode ?? 'cors' } as unknown as Request;
+  };
+  return { caches, network, dispatch, request, skipped: () => skipped, claimed: () => claimed };
+}
+
+const SCRIPT = kioskServiceWorkerScript({
+  version: 'v2',
+  precache: ['/kiosk/', '/bioid-elements.js', '/demo-assets/demo.css'],
+  shell: '/kiosk/',
+});
+
+describe('kiosk service worker', () => {
+  it('install precaches exactly the listed files; activate deletes older kiosk caches only and claims', async () => {
+    const sw = load(SCRIPT);
+    await sw.dispatch('install', {});
+    assert.deepEqual([...sw.caches.get('bioid-kiosk-v2')!.entries.keys()], ['/kiosk/', '/bioid-elements.js', '/demo-assets/demo.css']);
+    await sw.dispatch('activate', {});
+    assert.deepEqual([...sw.caches.keys()].sort(), ['bioid-kiosk-v2', 'someone-else']);
+    assert.equal(sw.claimed(), 1);
+  });
+
+  it('precached files come from the cache; /token, middleware, local service and POSTs are network-only and never cached', async () => {
+    const sw = load(SCRIPT);
+    await sw.dispatch('install', {});
+    const bundle = await sw.dispatch('fetch', { request: sw.request('/bioid-elements.js') });
+    assert.equal(await bundle!.text(), 'cached /bioid-elements.js');
+    for (const r of [
+      sw.request('/token'),
+      sw.request('/bioid-elements.js?v=2'),
+      sw.request('http://127.0.0.1:18081/orchestrator/verify', { method: 'POST' }),
+      sw.request('http://127.0.0.1:18065/status'),
+      sw.request('/form', { method: 'POST' }),
+    ]) {
+      assert.equal(await sw.dispatch('fetch', { request: r }), undefined, `${r.method} ${r.url} is left to the network`);
+    }
+    assert.deepEqual([...sw.caches.get('bioid-kiosk-v2')!.entries.keys()].includes('/token'), false);
+  });
+
+  it('the shell is network-first, with the cached shell when the network fails', async () => {
+    const sw = load(SCRIPT);
+    await sw.dispatch('install', {});
+    const online = await sw.dispatch('fetch', { request: sw.request('/kiosk/', { mode: 'navigate' }) });
+    assert.equal(await online!.text(), 'from network');
+    assert.deepEqual(sw.network, [`${ORIGIN}/kiosk/`]);
+
+    const offline = load(SCRIPT, { offline: true });
+    await offline.dispatch('install', {});
+    const fallback = await offline.dispatch('fetch', { request: offline.request('/kiosk/', { mode: 'navigate' }) });
+    assert.equal(await fallback!.text(), 'cached /kiosk/');
+  });
+
+  it('waits for SKIP_WAITING from the page (workbox-window messageSkipWaiting) before taking over', async () => {
+    const sw = load(SCRIPT);
+    await sw.dispatch('install', {});
+    assert.equal(sw.skipped(), 0);
+    await sw.dispatch('message', { data: { type: 'other' } });
+    assert.equal(sw.skipped(), 0);
+    await sw.dispatch('message', { data: { type: 'SKIP_WAITING' } });
+    assert.equal(sw.skipped(), 1);
+  });
+
+  it('a new version is a different script (browsers update byte-changed workers)', () => {
+    const other = kioskServiceWorkerScript({ version: 'v3', precache: ['/kiosk/'], shell: '/kiosk/' });
+    assert.notEqual(other, SCRIPT);
+  });
+
+  it('rejects bad options with a message naming the field', () => {
+    assert.throws(() => kioskServiceWorkerScript({ version: '', precache: [] }), /version is required/);
+    assert.throws(() => kioskServiceWorkerScript({ version: 'x', precache: ['https://cdn.example/x.js'] }), /same-origin absolute paths/);
+    assert.throws(() => kioskServiceWorkerScript({ version: 'x', precache: ['/a'], shell: '/b' }), /shell "\/b" must also be listed/);
+  });
+});
