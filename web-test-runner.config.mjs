@@ -31,6 +31,18 @@ export default {
       },
     }),
   ],
+  middleware: [
+    // A token endpoint that bounces to a login page on another origin, as a gateway in front of an
+    // integrator's broker does when the session is gone (test/elements/broker-redirect.browser.test.ts).
+    function loginRedirect(ctx, next) {
+      if (ctx.path !== '/__test/token-behind-login') return next();
+      const [, port] = ctx.host.split(':');
+      const otherHost = ctx.hostname === '127.0.0.1' ? 'localhost' : '127.0.0.1';
+      ctx.status = 302;
+      ctx.set('Location', `http://${otherHost}:${port}/login?return=%2Ftoken`);
+      return undefined;
+    },
+  ],
   plugins: [
     {
       // Lets one test file run under node:test in Node and under mocha in Chromium.

@@ -29,7 +29,7 @@ export function tokenProviderSource(
   timeoutMs: number,
 ): TokenSource {
   const obtain = async () => ({ accessToken: await callGetToken(getToken, timeoutMs) });
-  return fromCache(new TokenCache(obtain));
+  return cachedTokenSource(new TokenCache(obtain));
 }
 
 /**
@@ -43,10 +43,11 @@ export function idpClientCredentialsSource(
   const endpoint = tokenEndpoint(auth.issuerUrl, auth.realm);
   const form = clientCredentialsForm(auth);
   // The fetch of the shared flight is not tied to one caller's signal: callers stop waiting, the flight goes on.
-  return fromCache(new TokenCache(() => exchangeToken(endpoint, form, options)));
+  return cachedTokenSource(new TokenCache(() => exchangeToken(endpoint, form, options)));
 }
 
-function fromCache(cache: TokenCache): TokenSource {
+/** A token source over a cache: each caller may stop waiting (its signal) without cancelling the shared fetch. */
+export function cachedTokenSource(cache: TokenCache): TokenSource {
   return {
     get: (signal) => untilAborted(cache.get(), signal),
     refresh: (stale, signal) => untilAborted(cache.refresh(stale), signal),

@@ -23,6 +23,8 @@ export interface SendRequest {
   /** A JSON value (sent as application/json) or URLSearchParams (sent as a form). */
   body?: unknown;
   credentials?: RequestCredentials;
+  /** 'manual' lets a caller see a redirect (a login page) instead of following it. */
+  redirect?: RequestRedirect;
 }
 
 export interface Reply {
@@ -37,6 +39,8 @@ export interface Reply {
   /** True when the body is an HTML page (a login page, a proxy error page). */
   html: boolean;
   redirected: boolean;
+  /** 'opaqueredirect' for a redirect not followed (request.redirect 'manual') in a browser. */
+  type: ResponseType;
 }
 
 export async function send(request: SendRequest, options: SendOptions): Promise<Reply> {
@@ -76,6 +80,7 @@ export async function send(request: SendRequest, options: SendOptions): Promise<
       body,
       signal: controller.signal,
       credentials: request.credentials,
+      redirect: request.redirect,
       cache: 'no-store',
     });
     const text = await response.text();
@@ -122,6 +127,7 @@ function toReply(url: string, response: Response, text: string): Reply {
     text,
     html,
     redirected: response.redirected,
+    type: response.type,
   };
 }
 

@@ -4,7 +4,7 @@
  * `TokenCache`. One cache per broker URL for the whole page, so every element naming the same endpoint
  * shares one broker call per token lifetime (single flight, refreshed just under expires_in).
  */
-import { untilAborted, type TokenSource } from '../core/auth.js';
+import { cachedTokenSource, type TokenSource } from '../core/auth.js';
 import { DEFAULT_TIMEOUT_MS } from '../core/config.js';
 import { ReaderAuthError, type BioIDErrorOptions } from '../core/errors.js';
 import { describeReply, send, type Reply } from '../core/http.js';
@@ -36,11 +36,7 @@ export function brokerTokenSource(url: string, timeoutMs = DEFAULT_TIMEOUT_MS): 
     cache = new TokenCache(() => fetchBrokerToken(url, timeoutMs));
     caches.set(url, cache);
   }
-  const held = cache;
-  return {
-    get: (signal) => untilAborted(held.get(), signal),
-    refresh: (stale, signal) => untilAborted(held.refresh(stale), signal),
-  };
+  return cachedTokenSource(cache);
 }
 
 /** Forgets every broker token of the page (call it on sign-out). */
@@ -54,7 +50,8 @@ async function fetchBrokerToken(url: string, timeoutMs: number): Promise<IssuedT
   let reply: Reply;
   try {
     reply = await send(
-      { url, method: 'GET', headers: { Accept: 'application/json', 'X-CSRF': '1' }, credentials: 'include' },
+      // A redirect is not followed: a login page on another origin would otherwise hide behind a CORS failure.
+      { url, method: 'GET', headers: { Accept: 'application/json', 'X-CSRF': '1' }, credentials: 'include', redirect: 'manual' },
       { timeoutMs, peer: 'the token broker' },
     );
   } catch (error) {
@@ -82,8 +79,11 @@ async function fetchBrokerToken(url: string, timeoutMs: number): Promise<IssuedT
 /** Why the reply means "no session", or undefined when it does not. */
 function sessionGone(reply: Reply): string | undefined {
   if (reply.status === 401 || reply.status === 403) return `answered HTTP ${reply.status} (${describeReply(reply)})`;
-  // A gateway that bounces unauthenticated calls to a login page: fetch followed the redirect.
-  if (reply.redirected && reply.status < 500) return 'redirected (to a login page?)';
+  // A gateway that bounces unauthenticated calls to a login page (not followed: 'opaqueredirect' in a
+  // browser, the 3xx itself elsewhere; `redirected` if a fetch stand-in followed it anyway).
+  if (reply.type === 'opaqueredirect' || (reply.status >= 300 && reply.status < 400) || (reply.redirected && reply.status < 500)) {
+    return 'redirected (to a login page?)';
+  }
   // A login page served in place (200 text/html) is the same story; a 5xx HTML page is a proxy error.
   if (reply.html && reply.status < 500) return 'sent an HTML page (a login page?)';
   return undefined;
