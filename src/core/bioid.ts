@@ -6,13 +6,11 @@
 import { idpClientCredentialsSource, isBrowserLike, tokenProviderSource, type TokenSource } from './auth.js';
 import {
   DEFAULT_READER_SERVICE_URL,
-  DEFAULT_STATUS_INTERVAL_MS,
   DEFAULT_TIMEOUT_MS,
   optionalFunction,
   optionalHttpUrl,
   optionalString,
   positiveMs,
-  readPin,
   rejectUnknownKeys,
   requireHttpUrl,
   requireObject,
@@ -23,19 +21,9 @@ import {
 import { BioIDError } from './errors.js';
 import { tokenEndpoint } from './exchange.js';
 import type { FetchLike } from './http.js';
-import { FingerprintReaderImpl, type FingerprintReader } from './reader.js';
+import { readerFrom, type FingerprintReader } from './reader.js';
 
-const CONFIG_KEYS = [
-  'middlewareUrl',
-  'auth',
-  'integratorId',
-  'fetchImpl',
-  'timeoutMs',
-  'readerServiceUrl',
-  'workstationId',
-  'deviceId',
-  'statusIntervalMs',
-] as const;
+const CONFIG_KEYS = ['middlewareUrl', 'auth', 'readerServiceUrl', 'integratorId', 'fetchImpl', 'timeoutMs', 'workstationId', 'deviceId', 'statusIntervalMs'] as const;
 const TOKEN_PROVIDER_KEYS = ['type', 'getToken'] as const;
 const IDP_KEYS = ['type', 'clientId', 'clientSecret', 'issuerUrl', 'realm', 'audience', 'scope', 'dangerouslyAllowBrowser'] as const;
 
@@ -48,22 +36,15 @@ export class BioID {
   readonly readerServiceUrl: string;
 
   constructor(config: BioIDConfig) {
-    const c = requireObject(config, 'BioID config');
-    const pin = readPin(c.workstationId, c.deviceId, 'BioID');
+    const { auth, readerServiceUrl, ...c } = requireObject(config, 'BioID config');
     rejectUnknownKeys(c, CONFIG_KEYS, 'BioID config');
     this.middlewareUrl = requireHttpUrl(c.middlewareUrl, 'middlewareUrl');
     this.integratorId = optionalString(c.integratorId, 'integratorId');
     this.timeoutMs = positiveMs(c.timeoutMs, 'timeoutMs', DEFAULT_TIMEOUT_MS);
-    this.readerServiceUrl = optionalHttpUrl(c.readerServiceUrl, 'readerServiceUrl', DEFAULT_READER_SERVICE_URL);
+    this.readerServiceUrl = optionalHttpUrl(readerServiceUrl, 'readerServiceUrl', DEFAULT_READER_SERVICE_URL);
     const fetchImpl = optionalFunction<FetchLike>(c.fetchImpl, 'fetchImpl');
-    const tokens = this.tokenSource(c.auth, fetchImpl);
-
-    this.reader = new FingerprintReaderImpl({
-      middleware: { middlewareUrl: this.middlewareUrl, tokens, integratorId: this.integratorId, fetchImpl, timeoutMs: this.timeoutMs },
-      localService: { localServiceUrl: this.readerServiceUrl, fetchImpl, timeoutMs: this.timeoutMs },
-      pin,
-      statusIntervalMs: positiveMs(c.statusIntervalMs, 'statusIntervalMs', DEFAULT_STATUS_INTERVAL_MS),
-    });
+    // The rest of the configuration is a reader's (spec 2.3), read the one way readers are read.
+    this.reader = readerFrom({ ...c, localServiceUrl: this.readerServiceUrl }, 'BioID', this.tokenSource(auth, fetchImpl));
   }
 
   /** Stops the reader's polling and aborts its in-flight work. */

@@ -3,7 +3,7 @@
  * and search dispatched through the middleware orchestrator. `bio.reader` and `createFingerprintReader`
  * are both this one class.
  */
-import { tokenProviderSource } from './auth.js';
+import { tokenProviderSource, type TokenSource } from './auth.js';
 import {
   DEFAULT_READER_SERVICE_URL,
   DEFAULT_STATUS_INTERVAL_MS,
@@ -233,23 +233,31 @@ const READER_KEYS = [
  * the built-in TypeError (spec 9.4), thrown here.
  */
 export function createFingerprintReader(config: FingerprintReaderConfig): FingerprintReader {
-  const where = 'createFingerprintReader';
+  return readerFrom(config, 'createFingerprintReader');
+}
+
+/**
+ * The one place a reader is configured: standalone readers, `bio.reader` and the elements all come
+ * through here. `tokens`, when given, replaces `getToken`: `bio.reader` takes them from its auth
+ * strategy, the elements from the page-wide cache of their token broker.
+ */
+export function readerFrom(config: unknown, where: string, tokens?: TokenSource): FingerprintReader {
   const c = requireObject(config, `${where}(config)`);
   const pin = readPin(c.workstationId, c.deviceId, where);
   rejectUnknownKeys(c, READER_KEYS, `${where}(config)`);
+  const timeoutMs = positiveMs(c.timeoutMs, `${where}: timeoutMs`, DEFAULT_TIMEOUT_MS);
   const getToken = c.getToken;
-  if (typeof getToken !== 'function' && (typeof getToken !== 'string' || getToken === '')) {
+  if (!tokens && typeof getToken !== 'function' && (typeof getToken !== 'string' || getToken === '')) {
     throw new BioIDError(
       'config',
       `${where}: getToken is required: a function resolving to a middleware access token (from your token broker), or the token itself.`,
     );
   }
-  const timeoutMs = positiveMs(c.timeoutMs, `${where}: timeoutMs`, DEFAULT_TIMEOUT_MS);
   const fetchImpl = optionalFunction<FetchLike>(c.fetchImpl, `${where}: fetchImpl`);
   return new FingerprintReaderImpl({
     middleware: {
       middlewareUrl: requireHttpUrl(c.middlewareUrl, `${where}: middlewareUrl`),
-      tokens: tokenProviderSource(getToken as FingerprintReaderConfig['getToken'], timeoutMs),
+      tokens: tokens ?? tokenProviderSource(getToken as FingerprintReaderConfig['getToken'], timeoutMs),
       integratorId: optionalString(c.integratorId, `${where}: integratorId`),
       fetchImpl,
       timeoutMs,

@@ -47,7 +47,7 @@ export class BioEnroll extends BioOperationElement<EnrollResult> {
   }
 
   protected perform(reader: FingerprintReader, options: OperationOptions): Promise<EnrollResult> {
-    return reader.enroll({ subjectId: this.subjectId ?? '', ...options });
+    return reader.enroll(options);
   }
 
   protected summarize(): Summary {

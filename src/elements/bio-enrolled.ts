@@ -1,7 +1,7 @@
 import { html, type TemplateResult } from 'lit';
 import type { EnrolledRecords, FingerprintReader } from '../core/reader.js';
 import { langOf } from './i18n.js';
-import { BioOperationElement, type OperationOptions, localized, type Summary } from './operation-element.js';
+import { BioOperationElement, type OperationOptions, asText, localized, type Summary } from './operation-element.js';
 import { requireSubject } from './subject.js';
 
 /**
@@ -52,7 +52,7 @@ export class BioEnrolled extends BioOperationElement<EnrolledRecords> {
   }
 
   protected perform(reader: FingerprintReader, options: OperationOptions): Promise<EnrolledRecords> {
-    return reader.fetchEnrolled({ subjectId: this.subjectId ?? '', signal: options.signal });
+    return reader.fetchEnrolled(options);
   }
 
   protected summarize(result: EnrolledRecords): Summary {
@@ -64,7 +64,7 @@ export class BioEnrolled extends BioOperationElement<EnrolledRecords> {
     const lang = langOf(this);
     return html`<ul part="results">${result.records.map(
         (r) =>
-          html`<li part="result">${String(r.enrollmentId)}: ${formatDate(r.createdAt, lang)}${
+          html`<li part="result">${asText(r.enrollmentId)}: ${formatDate(r.createdAt, lang)}${
             typeof r.quality === 'number' ? ` (${localized(r.quality, lang)})` : ''
           }</li>`,
       )}</ul>`;
@@ -78,5 +78,5 @@ function formatDate(value: unknown, lang: string): string {
   } catch {
     // RangeError: lang is not a valid language tag
   }
-  return String(value);
+  return asText(value);
 }

@@ -6,7 +6,7 @@ import { emit, type BioErrorDetail } from './events.js';
 import type { StringKey } from './i18n.js';
 import { LocalizedElement, type Translate } from './localized-element.js';
 import { onPageConfigChange } from './page-config.js';
-import { buildReader, effectiveSettings, readerProperties } from './reader-config.js';
+import { buildReader, effectiveSettings, NO_TOKENS, readerProperties } from './reader-config.js';
 
 /**
  * Shows which workstation and fingerprint device the operations will use, discovered from the local
@@ -102,9 +102,8 @@ export class BioReaderStatus extends LocalizedElement {
     this.failure = undefined;
     this.status = undefined;
     try {
-      const reader = buildReader(this.localName, effectiveSettings(this), () => Promise.reject(new Error('unused')), {
-        middlewareRequired: false,
-      });
+      // Status watching asks only the local service: no token is ever needed.
+      const reader = buildReader(this.localName, effectiveSettings(this), NO_TOKENS, { middlewareRequired: false });
       this.reader = reader;
       this.unwatch = reader.watchStatus((status) => this.report(status));
     } catch (error) {

@@ -1,7 +1,7 @@
 import { html, type TemplateResult } from 'lit';
 import type { FingerprintReader, SearchResult } from '../core/reader.js';
 import { langOf } from './i18n.js';
-import { BioOperationElement, type OperationOptions, localized, type Summary, type Translate } from './operation-element.js';
+import { BioOperationElement, type OperationOptions, asText, localized, type Summary, type Translate } from './operation-element.js';
 
 /**
  * Identifies whoever puts a finger on the reader (1:N search) and lists the candidates the middleware
@@ -53,7 +53,7 @@ export class BioSearch extends BioOperationElement<SearchResult> {
   protected override renderResult(result: SearchResult, t: Translate): TemplateResult {
     const lang = langOf(this);
     return html`<ol part="results">${result.candidates.map(
-        (c) => html`<li part="result">${String(c.subjectId)} (${t('score', { score: localized(c.score, lang) })})</li>`,
+        (c) => html`<li part="result">${asText(c.subjectId)} (${t('score', { score: localized(c.score, lang) })})</li>`,
       )}</ol>`;
   }
 }

@@ -95,7 +95,7 @@ export class BioVerify extends BioOperationElement<VerifyResult> {
   }
 
   protected perform(reader: FingerprintReader, options: OperationOptions): Promise<VerifyResult> {
-    return reader.verify({ subjectId: this.subjectId ?? '', ...options });
+    return reader.verify(options);
   }
 
   protected summarize(result: VerifyResult): Summary {

@@ -13,7 +13,7 @@ import { errorDetail } from './error-detail.js';
 import { emit, type BioErrorDetail, type BioOperation, type BioPhase } from './events.js';
 import { en, type StringKey } from './i18n.js';
 import { LocalizedElement, type Translate } from './localized-element.js';
-import { buildReader, effectiveSettings, operationTokens, readerProperties, tokenSourceFor } from './reader-config.js';
+import { buildReader, effectiveSettings, readerProperties, tokenSourceFor } from './reader-config.js';
 
 interface View {
   kind: 'idle' | 'running' | 'done' | 'failed';
@@ -29,6 +29,8 @@ export type { Translate };
 
 export interface OperationOptions {
   signal: AbortSignal;
+  /** subject-id as it was when the operation started (a later change applies to the next one). */
+  subjectId: string;
   agentId?: string;
 }
 
@@ -94,7 +96,7 @@ export abstract class BioOperationElement<R> extends LocalizedElement {
     return run;
   }
 
-  /** The middleware call of this element; `options` carries the signal and the agent-id, when set. */
+  /** The middleware call of this element; `options` carries the signal, the subject-id and the agent-id, when set. */
   protected abstract perform(reader: FingerprintReader, options: OperationOptions): Promise<R>;
   /** What the status line says about a result. */
   protected abstract summarize(result: R): Summary;
@@ -126,22 +128,24 @@ export abstract class BioOperationElement<R> extends LocalizedElement {
     let reader: FingerprintReader | undefined;
     try {
       this.validate();
+      const subjectId = (this as { subjectId?: string }).subjectId ?? '';
       const settings = effectiveSettings(this);
-      const tokens = operationTokens(tokenSourceFor(this.localName, settings), signal);
-      reader = buildReader(this.localName, settings, tokens.getToken);
+      // The reader takes its tokens from the shared source: cached, refreshed once after a 401 (spec 5.3).
+      const tokens = tokenSourceFor(this.localName, settings);
+      reader = buildReader(this.localName, settings, tokens);
       this.phase('token');
-      await tokens.first();
+      await tokens.get(signal);
       let target = { workstationId: '', deviceId: '' };
       if (this.dispatches) {
         this.phase('locating');
         target = await reader.target({ signal });
         // Dispatch to exactly the target just shown, without asking the local service a second time.
         reader.close();
-        reader = buildReader(this.localName, { ...settings, ...target }, tokens.getToken);
+        reader = buildReader(this.localName, { ...settings, ...target }, tokens);
         this.phase('dispatched', { workstation: target.workstationId });
       }
       const { agentId } = settings;
-      const result = await this.perform(reader, agentId ? { signal, agentId } : { signal });
+      const result = await this.perform(reader, agentId ? { signal, subjectId, agentId } : { signal, subjectId });
       if (signal.aborted) throw signal.reason;
       const summary = this.summarize(result);
       this.result = result;
@@ -208,5 +212,14 @@ export function localized(value: unknown, lang: string): string {
   } catch {
     // RangeError: lang is not a valid language tag
   }
-  return String(value);
+  return asText(value);
+}
+
+/** Any value as text for a binding; hostile JSON such as `{"toString": 1}` cannot be converted and shows as nothing. */
+export function asText(value: unknown): string {
+  try {
+    return String(value);
+  } catch {
+    return '';
+  }
 }

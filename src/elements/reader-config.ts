@@ -6,7 +6,7 @@
 import { tokenProviderSource, type TokenSource } from '../core/auth.js';
 import { DEFAULT_TIMEOUT_MS } from '../core/config.js';
 import { BioIDError } from '../core/errors.js';
-import { createFingerprintReader, type FingerprintReader } from '../core/reader.js';
+import { readerFrom, type FingerprintReader } from '../core/reader.js';
 import { brokerTokenSource } from './broker-client.js';
 import { checkPageConfig, pageConfig, resolveUrl, type BioIDElementsConfig } from './page-config.js';
 
@@ -64,13 +64,14 @@ export function tokenSourceFor(tag: string, s: ReaderSettings): TokenSource {
 }
 
 /**
- * A core reader for these settings. Throws the core's errors (a `TypeError` for half a pin, a config
- * `BioIDError` naming the field) for the element to report.
+ * A core reader for these settings, its tokens from `tokens` (the page-wide broker cache or the
+ * element's getToken). Throws the core's errors (a `TypeError` for half a pin, a config `BioIDError`
+ * naming the field) for the element to report.
  */
 export function buildReader(
   tag: string,
   s: ReaderSettings,
-  getToken: () => Promise<string>,
+  tokens: TokenSource,
   options: { middlewareRequired?: boolean } = {},
 ): FingerprintReader {
   let middlewareUrl = resolveUrl(s.middlewareUrl);
@@ -84,38 +85,22 @@ export function buildReader(
     // Status watching never calls the middleware, but the core reader wants an address.
     middlewareUrl = new URL('/', document.baseURI).href;
   }
-  return createFingerprintReader({
-    getToken,
-    middlewareUrl,
-    integratorId: s.integratorId,
-    localServiceUrl: resolveUrl(s.localServiceUrl),
-    workstationId: s.workstationId,
-    deviceId: s.deviceId,
-    timeoutMs: s.timeoutMs,
-  });
+  return readerFrom(
+    {
+      middlewareUrl,
+      integratorId: s.integratorId,
+      localServiceUrl: resolveUrl(s.localServiceUrl),
+      workstationId: s.workstationId,
+      deviceId: s.deviceId,
+      timeoutMs: s.timeoutMs,
+    },
+    `<${tag}>`,
+    tokens,
+  );
 }
 
-/**
- * Per operation: the token fetched up front (the "token" phase), then handed to the reader, whose core
- * token source caches it and calls again only after a middleware 401 — which becomes a refresh of the
- * shared cache for exactly that stale token (spec 5.3: one refresh, one retry).
- */
-export function operationTokens(source: TokenSource, signal: AbortSignal) {
-  let current: string | undefined;
-  let handed = false;
-  return {
-    async first(): Promise<string> {
-      current = await source.get(signal);
-      return current;
-    },
-    getToken: async (): Promise<string> => {
-      if (!handed || current === undefined) {
-        handed = true;
-        current ??= await source.get(signal);
-      } else {
-        current = await source.refresh(current, signal);
-      }
-      return current;
-    },
-  };
-}
+/** The token source of a reader that never calls the middleware (status watching). */
+export const NO_TOKENS: TokenSource = {
+  get: () => Promise.reject(new BioIDError('config', 'This reader only watches the local service.')),
+  refresh: () => Promise.reject(new BioIDError('config', 'This reader only watches the local service.')),
+};
