@@ -193,9 +193,12 @@ export class FingerprintReaderImpl implements FingerprintReader {
     if (this.lifetime.signal.aborted) {
       throw new BioIDError('aborted', 'This reader was closed; create a new one.', { retryable: false });
     }
-    if (!callerSignal) return this.lifetime.signal;
-    if (!(callerSignal instanceof AbortSignal)) throw new BioIDError('config', 'signal must be an AbortSignal.');
-    return AbortSignal.any([this.lifetime.signal, callerSignal]);
+    if (callerSignal !== undefined && !(callerSignal instanceof AbortSignal)) {
+      throw new BioIDError('config', 'signal must be an AbortSignal.');
+    }
+    // A signal of its own per operation, even without a caller's: listeners of one operation then never
+    // pile up on the reader's long-lived signal (no MaxListenersExceededWarning with many at once).
+    return AbortSignal.any(callerSignal ? [this.lifetime.signal, callerSignal] : [this.lifetime.signal]);
   }
 }
 
