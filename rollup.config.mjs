@@ -7,6 +7,10 @@ import typescript from '@rollup/plugin-typescript';
 import resolve from '@rollup/plugin-node-resolve';
 import terser from '@rollup/plugin-terser';
 import { builtinModules } from 'node:module';
+import { rmSync } from 'node:fs';
+
+// Chunk names carry hashes: start from an empty dist/ so no stale chunk is ever published.
+rmSync('dist', { recursive: true, force: true });
 
 const nodeBuiltins = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
 const ownDependencies = ['lit', 'workbox-window', 'express'];

@@ -1,0 +1,136 @@
+// Section 4: start-up in headless Chromium. A page holds the elements, then the classic script; an
+// inline script just before the script tag takes t0, and the page reports when every tag is defined,
+// every element has rendered (Lit's updateComplete) and layout is done. The same page shape with the
+// bare Lit element is the floor. Fresh page per run, scripts served `no-store` (no HTTP or code cache),
+// runs alternate; the ratio of the medians.
+import { existsSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { bareLitBundle } from './size.mjs';
+import { browser, definedTags, startServer } from './browser.mjs';
+import { atMost, fmt, notMeasured, row } from './report.mjs';
+
+const SECTION = '4 Start-up';
+const RUNS = 21;
+const OUR_TAGS = ['bio-enroll', 'bio-verify', 'bio-search', 'bio-enrolled', 'bio-reader-status'];
+
+const ATTRS = {
+  'bio-enroll': 'middleware-url="/mw" token-endpoint="/token" subject-id="alice"',
+  'bio-verify': 'middleware-url="/mw" token-endpoint="/token" subject-id="alice"',
+  'bio-search': 'middleware-url="/mw" token-endpoint="/token"',
+  'bio-enrolled': 'middleware-url="/mw" token-endpoint="/token" subject-id="alice"',
+  // Pinned: the start-up figure must not depend on a local service answering.
+  'bio-reader-status': 'workstation-id="ws-1" device-id="reader-1"',
+};
+
+/**
+ * The elements are in the page; `__go()` takes t0, inserts the classic script and resolves with the
+ * wall time once every tag is defined, every element rendered (updateComplete) and laid out.
+ */
+function page(tags, script) {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>start-up</title></head><body>
+${tags.map((t) => `<${t} ${ATTRS[t] ?? ''}></${t}>`).join('\n')}
+<script>
+window.__go = () => new Promise((resolve, reject) => {
+  const tags = ${JSON.stringify([...new Set(tags)])};
+  const t0 = performance.now();
+  const script = document.createElement('script');
+  script.src = ${JSON.stringify(script)};
+  script.onerror = () => reject(new Error('script failed to load'));
+  script.onload = async () => {
+    await Promise.all(tags.map((t) => customElements.whenDefined(t)));
+    const els = tags.flatMap((t) => [...document.querySelectorAll(t)]);
+    await Promise.all(els.map((el) => el.updateComplete));
+    for (const el of els) el.shadowRoot.firstElementChild.getBoundingClientRect();
+    resolve(performance.now() - t0);
+  };
+  document.body.append(script);
+});
+</script></body></html>`;
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+};
+
+/**
+ * One run in a fresh page: wall time (performance.now) and the renderer main thread's CPU time
+ * (CDP Performance metrics ThreadTime, read before the script is inserted and after the elements
+ * rendered), which does not grow when the machine is busy.
+ */
+async function once(b, url) {
+  const p = await b.newPage();
+  try {
+    const cdp = await p.context().newCDPSession(p);
+    await cdp.send('Performance.enable', { timeDomain: 'threadTicks' });
+    await p.goto(url);
+    const threadTime = async () => (await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'ThreadTime').value * 1000;
+    const before = await threadTime();
+    const wall = await p.evaluate(() => window.__go());
+    const cpu = (await threadTime()) - before;
+    return { wall, cpu };
+  } finally {
+    await p.close();
+  }
+}
+
+export async function runStartup(shared) {
+  const { root } = shared;
+  const item = `time to all tags defined + first render (median of ${RUNS}), vs bare Lit`;
+  const { defined, why } = await definedTags(shared, OUR_TAGS.filter((t) => t !== 'bio-enrolled'));
+  if (why) return { rows: [notMeasured(SECTION, item, why, '≤ 1.3× bare Lit')] };
+  const tags = [...defined];
+  const all = await definedTags(shared, OUR_TAGS);
+  if (all.defined.includes('bio-enrolled')) tags.splice(3, 0, 'bio-enrolled');
+  if (!existsSync(join(root, '.cache/bench/bare-lit.js'))) {
+    const { writeFileSync, mkdirSync } = await import('node:fs');
+    mkdirSync(join(root, '.cache/bench'), { recursive: true });
+    writeFileSync(join(root, '.cache/bench/bare-lit.js'), await bareLitBundle(root));
+  }
+  const server = await startServer(root, {
+    pages: {
+      '/ours': page(tags, '/dist/bioid-elements.js'),
+      '/ours-one': page(['bio-verify'], '/dist/bioid-elements.js'),
+      '/bare': page(['bare-lit'], '/cache/bare-lit.js'),
+      '/bare-n': page(tags.map(() => 'bare-lit'), '/cache/bare-lit.js'),
+    },
+  });
+  try {
+    const b = await browser(shared);
+    // One unmeasured load of each warms the browser process itself (not the scripts: no-store).
+    const pages = { ours: '/ours', bare: '/bare', one: '/ours-one', bareN: '/bare-n' };
+    for (const path of Object.values(pages)) await once(b, `${server.origin}${path}`);
+    const runs = { ours: [], bare: [], one: [], bareN: [] };
+    for (let i = 0; i < RUNS; i++) {
+      for (const [key, path] of Object.entries(pages)) runs[key].push(await once(b, `${server.origin}${path}`));
+    }
+    const load = os.loadavg()[0].toFixed(1);
+    const stat = (key, field) => median(runs[key].map((r) => r[field]));
+    const ratioOf = (key, field, floor = 'bare') => stat(key, field) / stat(floor, field);
+    const spread = (key, field) => {
+      const xs = runs[key].map((r) => r[field]);
+      return `${fmt(Math.min(...xs), 1)}–${fmt(Math.max(...xs), 1)} ms`;
+    };
+    const figure = (key, field, floor = 'bare') =>
+      `${ratioOf(key, field, floor).toFixed(2)}× (${fmt(stat(key, field), 1)} ms vs ${fmt(stat(floor, field), 1)} ms)`;
+    const wall = atMost(ratioOf('ours', 'wall'), 1.3, '×');
+    const cpu = atMost(ratioOf('ours', 'cpu'), 1.3, '×');
+    return {
+      rows: [
+        row(SECTION, `${item}, wall clock (${tags.length} tags: ${tags.join(', ')})`, figure('ours', 'wall'), '≤ 1.3× bare Lit', wall.verdict,
+          [wall.note, `ours ${spread('ours', 'wall')}, bare ${spread('bare', 'wall')}`, `load average ${load} on ${os.cpus().length} cores: wall times wait for a core`].filter(Boolean).join('; ')),
+        row(SECTION, `start-up main-thread CPU time, all ${tags.length} tags vs bare Lit (median of ${RUNS}; load-independent)`, figure('ours', 'cpu'), '≤ 1.3× bare Lit', cpu.verdict,
+          [cpu.note, `ours ${spread('ours', 'cpu')}, bare ${spread('bare', 'cpu')}`].filter(Boolean).join('; ')),
+        row(SECTION, 'one <bio-verify> only vs bare Lit, main-thread CPU (context)', figure('one', 'cpu'), '', '—', `the script's own cost without the other elements; wall clock ${figure('one', 'wall')}`),
+        row(SECTION, `all ${tags.length} tags vs ${tags.length} bare Lit elements, main-thread CPU (context)`, figure('ours', 'cpu', 'bareN'), '', '—', `same element count on both pages; wall clock ${figure('ours', 'wall', 'bareN')}`),
+      ],
+      methods: [
+        `Start-up: headless Chromium (playwright-core, /usr/bin/chromium, --headless=new --disable-gpu …). The page holds the elements (${tags.join(', ')}; reader status pinned so no network is involved); a page function takes t0 = performance.now(), inserts the classic script, and resolves when customElements.whenDefined of every tag, every element's updateComplete and a layout of each shadow root are done (wall clock: includes fetching the script from 127.0.0.1, parsing and running it). The renderer main thread's CPU time over the same span comes from CDP Performance.getMetrics (ThreadTime with timeDomain threadTicks) read before and after. The floor page is the same with one <bare-lit> (context rows: one of our elements; as many <bare-lit> as our tags). Scripts are served no-store, each run is a fresh page, ${RUNS} runs of each page interleaved after one warm-up each; figures are ratios of medians. On a loaded machine the wall-clock medians move by tens of percent between runs; the CPU figure does not.`,
+      ],
+    };
+  } finally {
+    await server.close();
+  }
+}

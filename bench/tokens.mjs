@@ -1,0 +1,236 @@
+// Section 2: token economy, counted (never timed).
+//  a) the real elements in Chromium: 3 elements × 20 operations within one token life → broker calls;
+//  b) core reader, 50 concurrent first uses → getToken calls;
+//  c) core reader, 50 concurrent 401s → refreshes;
+//  d) 5 minutes of simulated time (fake timers: Date and setTimeout), tokens of 60 s from the core's
+//     idpClientCredentials exchange, one operation every 500 ms → 401s from a middleware that rejects
+//     expired tokens (proactive refresh means there should be none).
+import FakeTimers from '@sinonjs/fake-timers';
+import { browser, definedTags, sendJson, startServer, waitFor } from './browser.mjs';
+import { fmt, notMeasured, row } from './report.mjs';
+
+const SECTION = '2 Token economy';
+const MIDDLEWARE = 'https://middleware.bench.invalid';
+const VERIFY = '/orchestrator/verify';
+const verified = (subjectId) => ({ subjectId, match: true, score: 0.9, verificationId: `v-${subjectId}` });
+
+async function core() {
+  const { createFingerprintReader, BioID } = await import('../src/index.ts');
+  const { fakeNetwork, json, text } = await import('../test/support/fake-network.ts');
+  return { createFingerprintReader, BioID, fakeNetwork, json, text };
+}
+
+const bearerOf = (call) => call.headers.get('authorization')?.replace(/^Bearer /, '');
+
+/** b) 50 operations start at once on a fresh reader: its getToken should be called once. */
+async function concurrentFirstUses() {
+  const { createFingerprintReader, fakeNetwork, json } = await core();
+  const net = fakeNetwork().on('POST', VERIFY, (call) => json(verified(call.body.subjectId)));
+  let calls = 0;
+  const reader = createFingerprintReader({
+    getToken: async () => {
+      calls += 1;
+      await new Promise((r) => setTimeout(r, 5)); // a broker round trip: the other 49 arrive meanwhile
+      return 'token-1';
+    },
+    middlewareUrl: MIDDLEWARE,
+    workstationId: 'ws-1',
+    deviceId: 'reader-1',
+    fetchImpl: net.fetch,
+  });
+  const results = await Promise.allSettled(Array.from({ length: 50 }, (_, i) => reader.verify({ subjectId: `s${i}` })));
+  reader.close();
+  const failed = results.filter((r) => r.status === 'rejected').length;
+  return { calls, failed, requests: net.callsTo(VERIFY).length };
+}
+
+/** c) 50 operations in flight all get a 401 for the same token: one refresh, then 50 retries. */
+async function concurrent401s() {
+  const { createFingerprintReader, fakeNetwork, json, text } = await core();
+  const net = fakeNetwork().on('POST', VERIFY, (call) =>
+    bearerOf(call) === 'token-1' ? text('expired', 401) : json(verified(call.body.subjectId)),
+  );
+  let issued = 0;
+  const reader = createFingerprintReader({
+    getToken: async () => {
+      issued += 1;
+      await new Promise((r) => setTimeout(r, 5));
+      return `token-${issued}`;
+    },
+    middlewareUrl: MIDDLEWARE,
+    workstationId: 'ws-1',
+    deviceId: 'reader-1',
+    fetchImpl: net.fetch,
+  });
+  const results = await Promise.allSettled(Array.from({ length: 50 }, (_, i) => reader.verify({ subjectId: `s${i}` })));
+  reader.close();
+  const failed = results.filter((r) => r.status === 'rejected').length;
+  const rejected = net.callsTo(VERIFY).filter((c) => bearerOf(c) === 'token-1').length;
+  return { refreshes: issued - 1, failed, rejected, requests: net.callsTo(VERIFY).length };
+}
+
+/**
+ * d) Five minutes on a virtual clock. The IdP issues 60 s tokens (the core's client_credentials
+ * exchange, cached by TokenCache until just under expires_in); the middleware answers 401 to a token
+ * past its 60 s. One verify every 500 ms of virtual time.
+ */
+async function steadyState() {
+  const { BioID, fakeNetwork, json, text } = await core();
+  const clock = FakeTimers.install({ toFake: ['Date', 'setTimeout', 'clearTimeout'] });
+  try {
+    const issuedAt = new Map();
+    let exchanges = 0;
+    let unauthorized = 0;
+    const net = fakeNetwork()
+      .on('POST', 'https://idp.bench.invalid/realms/bench/protocol/openid-connect/token', () => {
+        exchanges += 1;
+        const token = `token-${exchanges}`;
+        issuedAt.set(token, Date.now());
+        return json({ access_token: token, expires_in: 60, token_type: 'Bearer' });
+      })
+      .on('POST', VERIFY, (call) => {
+        const born = issuedAt.get(bearerOf(call));
+        if (born === undefined || Date.now() >= born + 60_000) {
+          unauthorized += 1;
+          return text('token expired', 401);
+        }
+        return json(verified(call.body.subjectId));
+      });
+    const bio = new BioID({
+      middlewareUrl: MIDDLEWARE,
+      integratorId: 'bench',
+      auth: { type: 'idpClientCredentials', clientId: 'bench', clientSecret: 'bench-secret', issuerUrl: 'https://idp.bench.invalid/realms/bench' },
+      workstationId: 'ws-1',
+      deviceId: 'reader-1',
+      fetchImpl: net.fetch,
+    });
+    const DURATION = 5 * 60_000;
+    const STEP = 500;
+    let operations = 0;
+    let failed = 0;
+    for (let t = 0; t < DURATION; t += STEP) {
+      const op = bio.reader.verify({ subjectId: `s${operations}` }).catch(() => {
+        failed += 1;
+      });
+      operations += 1;
+      await clock.tickAsync(STEP);
+      await op;
+    }
+    bio.close();
+    return { operations, failed, unauthorized, exchanges };
+  } finally {
+    clock.uninstall();
+  }
+}
+
+/**
+ * a) The real elements: <bio-enroll>, <bio-verify>, <bio-search> on one page, sharing one token
+ * endpoint; 20 rounds in which all three run an operation at once. The broker stub issues 300 s
+ * tokens, so the whole run is within one token life.
+ */
+async function elementsEconomy(shared) {
+  const tags = ['bio-enroll', 'bio-verify', 'bio-search'];
+  const { defined, why } = await definedTags(shared, tags);
+  if (defined.length < tags.length) return { why };
+  let brokerCalls = 0;
+  let badBearer = 0;
+  const middleware = (body) => (req, res) => {
+    if (req.headers.authorization !== 'Bearer bench-token-1') badBearer += 1;
+    let raw = '';
+    req.on('data', (c) => (raw += c));
+    req.on('end', () => sendJson(res, 200, body(raw ? JSON.parse(raw) : {})));
+  };
+  const server = await startServer(shared.root, {
+    pages: {
+      '/': `<!doctype html><html lang="en"><body>
+        <bio-enroll middleware-url="/mw" token-endpoint="/token" local-service-url="/ls" subject-id="alice"></bio-enroll>
+        <bio-verify middleware-url="/mw" token-endpoint="/token" local-service-url="/ls" subject-id="alice"></bio-verify>
+        <bio-search middleware-url="/mw" token-endpoint="/token" local-service-url="/ls"></bio-search>
+        <script src="/dist/bioid-elements.js"></script></body></html>`,
+    },
+    routes: {
+      'GET /token': (_req, res) => {
+        brokerCalls += 1;
+        sendJson(res, 200, { access_token: 'bench-token-1', expires_in: 300 });
+      },
+      'GET /ls/status': (_req, res) => sendJson(res, 200, { workstationId: 'ws-1', devices: [{ deviceId: 'reader-1', connected: true }] }),
+      'POST /mw/orchestrator/enroll': middleware((b) => ({ subjectId: b.subjectId, enrollmentId: 'e-1', quality: 80 })),
+      'POST /mw/orchestrator/verify': middleware((b) => verified(b.subjectId)),
+      'POST /mw/orchestrator/search': middleware(() => ({ candidates: [{ subjectId: 'alice', score: 0.9 }], searchId: 'q-1' })),
+    },
+  });
+  const page = await (await browser(shared)).newPage();
+  try {
+    await page.goto(`${server.origin}/`);
+    await waitFor(page, (t) => t.every((tag) => customElements.get(tag)), tags, 5000);
+    const outcome = await page.evaluate(async (t) => {
+      const els = t.map((tag) => document.querySelector(tag));
+      let ok = 0;
+      const errors = [];
+      for (let round = 0; round < 20; round++) {
+        const settled = await Promise.allSettled(els.map((el) => el.start()));
+        for (const s of settled) {
+          if (s.status === 'fulfilled') ok += 1;
+          else errors.push(String(s.reason?.code ?? s.reason?.message ?? s.reason));
+        }
+      }
+      return { ok, errors: errors.slice(0, 3) };
+    }, tags);
+    return { brokerCalls, operations: 60, ok: outcome.ok, errors: outcome.errors, badBearer };
+  } finally {
+    await page.close();
+    await server.close();
+  }
+}
+
+export async function runTokens(shared) {
+  const rows = [];
+  const eq1 = (n) => (n === 1 ? 'pass' : 'MISS');
+  const missBy = (n) => (n === 1 ? '' : `${n - 1} call(s) more than 1`);
+
+  const first = await concurrentFirstUses();
+  rows.push(
+    row(SECTION, 'getToken calls: 50 concurrent first uses (core reader)', fmt(first.calls), '= 1', first.failed === 0 ? eq1(first.calls) : 'MISS',
+      [missBy(first.calls), `${50 - first.failed}/50 operations succeeded`].filter(Boolean).join('; ')),
+  );
+
+  const burst = await concurrent401s();
+  rows.push(
+    row(SECTION, 'refreshes: 50 concurrent 401s (core reader)', fmt(burst.refreshes), '= 1', burst.failed === 0 ? eq1(burst.refreshes) : 'MISS',
+      [missBy(burst.refreshes), `${burst.rejected} requests got the 401, ${50 - burst.failed}/50 operations succeeded after one retry`].filter(Boolean).join('; ')),
+  );
+
+  const steady = await steadyState();
+  const { cacheLifetimeMs } = await import('../src/core/token-cache.ts');
+  const leewayS = 60 - cacheLifetimeMs(60) / 1000;
+  rows.push(
+    row(SECTION, '401s seen: 5 min simulated, 60 s tokens, 1 op / 500 ms (core, idpClientCredentials)', fmt(steady.unauthorized), '= 0', steady.unauthorized === 0 && steady.failed === 0 ? 'pass' : 'MISS',
+      `${steady.operations} operations, ${steady.failed} failed; ${steady.exchanges} IdP exchanges (each token replaced ${fmt(leewayS)} s before expiry: leeway min(30 s, lifetime/10))`),
+  );
+
+  // Last, and its rows first: the fake timers above must not run while Playwright's own timers are pending.
+  const elementRows = [];
+  try {
+    const e = await elementsEconomy(shared);
+    if (e.why) {
+      elementRows.push(notMeasured(SECTION, 'broker calls: 3 elements × 20 operations, one token life (Chromium)', e.why, '= 1 per page per token life'));
+    } else {
+      const note = [missBy(e.brokerCalls), `${e.ok}/60 operations succeeded`, e.errors.length ? `errors: ${e.errors.join(', ')}` : '', e.badBearer ? `${e.badBearer} middleware calls without the broker token` : '']
+        .filter(Boolean)
+        .join('; ');
+      const verdict = e.ok === 60 ? eq1(e.brokerCalls) : 'MISS';
+      elementRows.push(row(SECTION, 'broker calls: 3 elements × 20 operations, one token life (Chromium)', fmt(e.brokerCalls), '= 1 per page per token life', verdict, note));
+    }
+  } catch (error) {
+    elementRows.push(notMeasured(SECTION, 'broker calls: 3 elements × 20 operations', `failed (${error instanceof Error ? error.message.split('\n')[0] : error})`, '= 1'));
+  }
+
+  rows.unshift(...elementRows);
+
+  return {
+    rows,
+    methods: [
+      'Token economy (counts): a) the built bundle in headless Chromium, <bio-enroll>, <bio-verify>, <bio-search> sharing token-endpoint="/token" on a local server (broker stub issuing 300 s tokens, middleware and /status stubs); 20 rounds of all three `start()` at once; GETs to /token counted. b, c) `createFingerprintReader` (pinned) with the in-memory fetch of test/support/fake-network.ts; getToken takes 5 ms so concurrent callers overlap. d) `new BioID({ auth: idpClientCredentials })` with @sinonjs/fake-timers faking Date and setTimeout; the fake IdP issues 60 s tokens, the fake middleware answers 401 to any token older than 60 s.',
+    ],
+  };
+}
