@@ -4,7 +4,7 @@
  * so caching, single flight and the 401 refresh rule behave identically everywhere.
  */
 import type { IdpClientCredentialsAuth } from './config.js';
-import { BioIDError, ReaderAuthError } from './errors.js';
+import { BioIDError, ReaderAuthError, messageOf, scrubServerText } from './errors.js';
 import { clientCredentialsForm, exchangeToken, tokenEndpoint } from './exchange.js';
 import type { FetchLike } from './http.js';
 import { TokenCache } from './token-cache.js';
@@ -75,7 +75,7 @@ async function callGetToken(
       ]);
     } catch (error) {
       if (error instanceof ReaderAuthError || (error instanceof BioIDError && error.code === 'timeout')) throw error;
-      throw new ReaderAuthError(`getToken failed: ${error instanceof Error ? error.message : String(error)}`, {
+      throw new ReaderAuthError(`getToken failed: ${scrubServerText(messageOf(error))}`, {
         cause: error,
         retryable: error instanceof BioIDError ? error.retryable : false,
         ...(error instanceof BioIDError && error.status !== undefined ? { status: error.status } : {}),

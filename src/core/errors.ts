@@ -80,6 +80,16 @@ export class ReaderAuthError extends BioIDError {
 
 export const isBioIDError = (value: unknown): value is BioIDError => value instanceof BioIDError;
 
+/** The message of anything thrown: an Error's message, else its text; never throws (hostile toString). */
+export function messageOf(value: unknown): string {
+  if (value instanceof Error) return value.message;
+  try {
+    return String(value);
+  } catch {
+    return typeof value;
+  }
+}
+
 const TOKEN_LIKE = [
   // JWTs (header.payload.signature, base64url).
   /eyJ[\w-]{4,}\.[\w-]{4,}\.[\w-]*/g,

@@ -132,7 +132,9 @@ export class FingerprintReaderImpl implements FingerprintReader {
 
   async search(o: { agentId?: string; signal?: AbortSignal } = {}): Promise<SearchResult> {
     return this.dispatch('search', {}, o ?? {}, (body) => {
-      if (!Array.isArray(body.candidates)) throw unexpected('search', 'candidates is not a list');
+      const { candidates } = body;
+      if (!Array.isArray(candidates)) throw unexpected('search', 'candidates is not a list');
+      candidates.forEach((c, i) => expect(c, `search candidates[${i}]`, { subjectId: 'string', score: 'number' }));
       expect(body, 'search', { searchId: 'string' });
     });
   }
@@ -144,7 +146,9 @@ export class FingerprintReaderImpl implements FingerprintReader {
       path: `biometrics/${encodeURIComponent(subjectId)}`,
       signal: this.signalFor(o.signal),
     });
-    if (!Array.isArray(body.records)) throw unexpected('fetchEnrolled', 'records is not a list');
+    const { records } = body;
+    if (!Array.isArray(records)) throw unexpected('fetchEnrolled', 'records is not a list');
+    records.forEach((r, i) => expect(r, `fetchEnrolled records[${i}]`, { enrollmentId: 'string' }));
     return body as EnrolledRecords;
   }
 
@@ -210,9 +214,11 @@ function subjectOf(o: unknown, operation: string): string {
   return subjectId;
 }
 
-function expect(body: Record<string, unknown>, operation: string, fields: Record<string, 'string' | 'boolean'>): void {
+/** Checks the fields the SDK and its callers rely on; anything else passes through unchecked. */
+function expect(body: unknown, operation: string, fields: Record<string, 'string' | 'boolean' | 'number'>): void {
+  if (!body || typeof body !== 'object') throw unexpected(operation, 'not an object');
   for (const [field, type] of Object.entries(fields)) {
-    if (typeof body[field] !== type) throw unexpected(operation, `${field} is not a ${type}`);
+    if (typeof (body as Record<string, unknown>)[field] !== type) throw unexpected(operation, `${field} is not a ${type}`);
   }
 }
 

@@ -4,7 +4,7 @@
  * polls a pinned reader.
  */
 import { fetchStatus, pickTarget, type DeviceInfo, type LocalServiceContext } from './discovery.js';
-import { BioIDError } from './errors.js';
+import { BioIDError, messageOf } from './errors.js';
 import type { Pin } from './config.js';
 
 export type ReaderState =
@@ -126,7 +126,7 @@ export class StatusWatcher {
       next = {
         state: unreachable ? 'unreachable' : 'error',
         pinned: false,
-        message: error instanceof Error ? error.message : String(error),
+        message: messageOf(error),
       };
       this.failures += 1;
     } finally {

@@ -6,7 +6,7 @@
  */
 import { cachedTokenSource, type TokenSource } from '../core/auth.js';
 import { DEFAULT_TIMEOUT_MS } from '../core/config.js';
-import { ReaderAuthError, type BioIDErrorOptions } from '../core/errors.js';
+import { ReaderAuthError, messageOf, type BioIDErrorOptions } from '../core/errors.js';
 import { describeReply, send, type Reply } from '../core/http.js';
 import { parseTokenResponse } from '../core/token-response.js';
 import { TokenCache, type IssuedToken } from '../core/token-cache.js';
@@ -55,7 +55,7 @@ async function fetchBrokerToken(url: string, timeoutMs: number): Promise<IssuedT
       { timeoutMs, peer: 'the token broker' },
     );
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     throw new BrokerError('broker-unavailable', message, { cause: error });
   }
   const session = sessionGone(reply);
@@ -68,7 +68,7 @@ async function fetchBrokerToken(url: string, timeoutMs: number): Promise<IssuedT
     return parseTokenResponse(reply, source);
   } catch (error) {
     const status = reply.status;
-    throw new BrokerError('broker-unavailable', error instanceof Error ? error.message : String(error), {
+    throw new BrokerError('broker-unavailable', messageOf(error), {
       cause: error,
       status,
       retryable: status >= 500 || status === 429,

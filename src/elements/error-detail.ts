@@ -4,7 +4,7 @@
  * the built-in TypeError of half a pin is a configuration error. Messages pass `scrubServerText`
  * once more, so a token quoted in a getToken failure cannot reach the page.
  */
-import { BioIDError, scrubServerText } from '../core/errors.js';
+import { BioIDError, messageOf, scrubServerText } from '../core/errors.js';
 import { BrokerError } from './broker-client.js';
 import type { BioErrorCode, BioErrorDetail, BioOperation } from './events.js';
 
@@ -25,7 +25,7 @@ export function errorDetail(operation: BioOperation, error: unknown): BioErrorDe
   } else if (source instanceof TypeError) {
     code = 'config';
   }
-  const message = scrubServerText(source instanceof Error ? source.message : String(source), 500);
+  const message = scrubServerText(messageOf(source), 500);
   return { operation, code, message, ...(status !== undefined ? { status } : {}), retryable };
 }
 

@@ -121,6 +121,15 @@ describe('middleware calls (spec 4.4, 5.1, 7, 8)', () => {
     await assert.rejects(readerOver(wrongShape, PIN).reader.verify({ subjectId: 'a' }), code('bad-response', /verify answer/));
   });
 
+  it('search candidates and enrolled records are checked before callers rely on them', async () => {
+    const candidates = standardNetwork().on('POST', `${MW}/orchestrator/search`, () => json({ searchId: 's', candidates: [{ subjectId: { toString: 1 }, score: 1 }] }));
+    await assert.rejects(readerOver(candidates, PIN).reader.search(), code('bad-response', /candidates\[0\].*subjectId is not a string/));
+    const scores = standardNetwork().on('POST', `${MW}/orchestrator/search`, () => json({ searchId: 's', candidates: [{ subjectId: 'a', score: '0.9' }] }));
+    await assert.rejects(readerOver(scores, PIN).reader.search(), code('bad-response', /score is not a number/));
+    const records = standardNetwork().on('GET', `${MW}/biometrics/alice`, () => json({ subjectId: 'alice', records: [null] }));
+    await assert.rejects(readerOver(records, PIN).reader.fetchEnrolled({ subjectId: 'alice' }), code('bad-response', /records\[0\]/));
+  });
+
   it('a network failure is a network error that names the URL', async () => {
     const net = standardNetwork().on('POST', `${MW}/orchestrator/search`, refuse);
     await assert.rejects(readerOver(net, PIN).reader.search(), code('network', /Could not reach the middleware at https:\/\/mw\.example\.com\/api\/v2\/orchestrator\/search/));

@@ -61,6 +61,14 @@ describe('tokenProvider strategy (spec 2.2 A, 5.3)', () => {
     assert.equal(net.callsTo(`${MW}/orchestrator/verify`).length, 0, 'no request without a token');
   });
 
+  it('a getToken that rejects with something whose text cannot even be read is still a ReaderAuthError', async () => {
+    const hostile = { toString: 1 };
+    const reader = createFingerprintReader({ ...PIN, middlewareUrl: MW, fetchImpl: standardNetwork().fetch, getToken: () => Promise.reject(hostile) });
+    const error = await reader.search().catch((e: unknown) => e);
+    assert.ok(error instanceof ReaderAuthError, String((error as Error)?.name));
+    assert.equal(error.cause, hostile);
+  });
+
   it('a getToken that resolves to an empty or non-string value is a clear ReaderAuthError', async () => {
     for (const [value, message] of [
       ['', /empty string/],

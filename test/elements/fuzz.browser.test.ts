@@ -7,7 +7,7 @@
  * 10,500 cases) CI runs well over 10,000 generated cases; this file runs 2,300 and stays under ~30 s.
  */
 import { describe, it, before, after, afterEach } from 'node:test';
-import { expect } from '@open-wc/testing';
+import { expect, oneEvent } from '@open-wc/testing';
 import fc from 'fast-check';
 import '../../src/elements/index.js';
 import { configureElements } from '../../src/elements/index.js';
@@ -287,16 +287,50 @@ describe('fuzzing page defaults (window.BioIDElementsConfig, configureElements)'
 describe('hostile JSON found by fuzzing (regressions)', () => {
   afterEach(restoreNetwork);
   // Found by the body fuzzing above: String({ toString: 1 }) throws, which broke the element's render.
-  const cases: [string, string, string, unknown][] = [
-    ['bio-search', 'POST', `${MIDDLEWARE}/orchestrator/search`, { candidates: [{ subjectId: { toString: 1 }, score: { valueOf: 1, toString: 1 } }, { subjectId: ATTACK, score: 1 }], searchId: 's' }],
-    ['bio-enrolled', 'GET', `${MIDDLEWARE}/biometrics/alice`, { subjectId: 'alice', records: [{ enrollmentId: { toString: 1 }, createdAt: { toString: 1 }, quality: 1 }, { enrollmentId: ATTACK, createdAt: ATTACK }] }],
+  // The core now refuses such answers (bad-response); markup in well-typed fields is shown as text.
+  const cases: [string, string, string, unknown, unknown][] = [
+    [
+      'bio-search',
+      'POST',
+      `${MIDDLEWARE}/orchestrator/search`,
+      { candidates: [{ subjectId: { toString: 1 }, score: { valueOf: 1, toString: 1 } }, { subjectId: ATTACK, score: 1 }], searchId: 's' },
+      { candidates: [{ subjectId: ATTACK, score: 0.5 }, { subjectId: `${ATTACK}2`, score: 1 }], searchId: 's' },
+    ],
+    [
+      'bio-enrolled',
+      'GET',
+      `${MIDDLEWARE}/biometrics/alice`,
+      { subjectId: 'alice', records: [{ enrollmentId: { toString: 1 }, createdAt: { toString: 1 }, quality: 1 }, { enrollmentId: ATTACK, createdAt: ATTACK }] },
+      { subjectId: 'alice', records: [{ enrollmentId: ATTACK, createdAt: { toString: 1 }, quality: { toString: 1 } }, { enrollmentId: ATTACK, createdAt: ATTACK }] },
+    ],
   ];
-  for (const [tag, method, url, body] of cases) {
-    it(`fuzz regression: <${tag}> renders values without a usable toString (JSON {"toString": 1}) as text, without a crash`, async () => {
-      installNetwork((n) => n.on(method, url, () => json(body)));
-      const el = document.createElement(tag) as HTMLElement & { start(): Promise<unknown>; updateComplete: Promise<unknown> };
-      for (const [name, v] of Object.entries(WORKING)) el.setAttribute(name, v);
-      document.body.append(el);
+  const mount = (tag: string) => {
+    const el = document.createElement(tag) as HTMLElement & { start(): Promise<unknown>; updateComplete: Promise<unknown> };
+    for (const [name, v] of Object.entries(WORKING)) el.setAttribute(name, v);
+    document.body.append(el);
+    return el;
+  };
+  for (const [tag, method, url, hostile, markup] of cases) {
+    it(`fuzz regression: <${tag}> answered values without a usable toString (JSON {"toString": 1}) → bio-error bad-response, no crash`, async () => {
+      installNetwork((n) => n.on(method, url, () => json(hostile)));
+      const el = mount(tag);
+      try {
+        const failure = oneEvent(el, 'bio-error');
+        await el.start().then(
+          () => expect.fail('a hostile answer must not be a result'),
+          (e: { code?: string }) => expect(e.code).to.equal('bad-response'),
+        );
+        const { detail } = await failure;
+        await el.updateComplete;
+        assertSafe(el, { type: 'bio-error', detail }, []);
+      } finally {
+        el.remove();
+      }
+    });
+
+    it(`fuzz regression: <${tag}> shows markup in answered strings as text`, async () => {
+      installNetwork((n) => n.on(method, url, () => json(markup)));
+      const el = mount(tag);
       try {
         await el.start();
         await el.updateComplete;
