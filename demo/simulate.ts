@@ -1,9 +1,10 @@
 /**
  * `npm run simulate`: the simulator without the demo pages, for integrators developing their own page:
- * a real IdP, the simulated middleware and the simulated workstation's local hardware service.
+ * a real IdP, the simulated middleware and the simulated workstation's local hardware service, each a
+ * process of its own.
  */
 import { closeOnSignals, readConfig, USAGE } from './config.js';
-import { startSimulator } from './sim/simulator.js';
+import { startWorld } from './processes.js';
 
 async function main(): Promise<void> {
   if (process.argv.includes('--help')) {
@@ -11,32 +12,24 @@ async function main(): Promise<void> {
     return;
   }
   const config = readConfig(process.argv.slice(2), process.env);
-  const sim = await startSimulator({
-    idpPort: config.idpPort,
-    middlewarePort: config.middlewarePort,
-    localServicePort: config.localServicePort,
-    realm: config.realm,
-    clientId: config.clientId,
-    clientSecret: config.clientSecret,
-    captureDelayMs: config.captureDelayMs,
-  });
-  closeOnSignals(() => sim.close());
+  const world = await startWorld(config, false);
+  closeOnSignals(() => world.stop());
   const secret = config.defaulted.has('clientSecret') ? `"${config.clientSecret}" (demo default)` : '(from BIOID_CLIENT_SECRET, not shown)';
   console.log(`
-bioid-sdk simulator is running.
+bioid-sdk simulator is running (one process per part).
 
-  Identity provider:      ${sim.idp.baseUrl}
-    issuerUrl / realm     ${sim.idp.baseUrl} / ${sim.idp.realm}
-    token endpoint        ${sim.idp.tokenEndpoint}
+  Identity provider:      ${world.idp.baseUrl}
+    issuerUrl / realm     ${world.idp.baseUrl} / ${world.idp.realm}
+    token endpoint        ${world.idp.tokenEndpoint}
     integrator client     id "${config.clientId}", secret ${secret}
-  Simulated middleware:   ${sim.middleware.url}   (integratorId "${config.clientId}")
-  Local hardware service: ${sim.localService.url}   (workstation ${sim.workstationId}, reader ${sim.deviceId})
-  Simulator controls:     POST ${sim.localService.url}/sim/finger {"finger":"finger-a"|"finger-b"|"finger-c"|"finger-d"|null}
-                          POST ${sim.localService.url}/sim/device {"connected":false}
-                          POST ${sim.localService.url}/sim/workstation {"online":false}
+  Simulated middleware:   ${world.middlewareUrl}   (integratorId "${config.clientId}")
+  Local hardware service: ${world.localServiceUrl}   (workstation ${world.workstationId}, reader ${world.deviceId})
+  Simulator controls:     POST ${world.localServiceUrl}/sim/finger {"finger":"finger-a"|"finger-b"|"finger-c"|"finger-d"|null}
+                          POST ${world.localServiceUrl}/sim/device {"connected":false}
+                          POST ${world.localServiceUrl}/sim/workstation {"online":false}
 
 Press Ctrl-C to stop.
-SIMULATOR_READY ${sim.middleware.url}`);
+SIMULATOR_READY ${world.middlewareUrl}`);
 }
 
 main().catch((error: unknown) => {

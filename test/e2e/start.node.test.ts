@@ -6,6 +6,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -73,6 +74,36 @@ function portIsFree(port: number): Promise<boolean> {
   });
 }
 
+/** The part processes (demo/part.ts) under `pid`, read from /proc: each part of the world is a process of its own. */
+function partProcesses(pid: number): string[] {
+  const parts: string[] = [];
+  const children = (parent: number): number[] =>
+    readdirSync('/proc')
+      .filter((name) => /^\d+$/.test(name))
+      .filter((name) => {
+        try {
+          return Number(readFileSync(`/proc/${name}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]) === parent;
+        } catch {
+          return false; // gone meanwhile
+        }
+      })
+      .map(Number);
+  const walk = (parent: number) => {
+    for (const child of children(parent)) {
+      try {
+        const args = readFileSync(`/proc/${child}/cmdline`, 'utf8').split('\0');
+        const at = args.findIndex((a) => a.endsWith('demo/part.ts'));
+        if (at >= 0) parts.push(args[at + 1]!);
+      } catch {
+        // gone meanwhile
+      }
+      walk(child);
+    }
+  };
+  walk(pid);
+  return parts.sort();
+}
+
 describe('npm start / npm run simulate', { timeout: 120_000 }, () => {
   it('npm start prints the URLs and demo credentials, serves the sign-in page, and frees every port on SIGINT', async () => {
     const started = await run([], 'DEMO_READY');
@@ -81,6 +112,7 @@ describe('npm start / npm run simulate', { timeout: 120_000 }, () => {
     assert.match(text, /integrator client\s+id "demo-integrator", secret "demo-secret" \(demo default/);
     const used = ports(text);
     assert.equal(used.length, 4, `four servers: ${text}`);
+    assert.deepEqual(partProcesses(started.pid), ['app', 'idp', 'local-service', 'middleware'], 'each part a process of its own');
 
     const page = await fetch(new URL('/signin', started.ready));
     assert.equal(page.status, 200);
@@ -99,6 +131,7 @@ describe('npm start / npm run simulate', { timeout: 120_000 }, () => {
     const started = await run(['--simulate'], 'SIMULATOR_READY');
     const used = ports(started.output());
     assert.equal(used.length, 3, started.output());
+    assert.deepEqual(partProcesses(started.pid), ['idp', 'local-service', 'middleware']);
     const status = await fetch(`${started.output().match(/Local hardware service: (\S+)/)![1]}/status`);
     assert.deepEqual(await status.json(), { workstationId: 'ws-demo-1', devices: [{ deviceId: 'reader-1', model: 'SimReader 500', connected: true }] });
     const unauthenticated = await fetch(`${started.ready}/biometrics/alice`);
