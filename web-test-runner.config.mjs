@@ -3,6 +3,7 @@
 import { chromeLauncher } from '@web/test-runner-chrome';
 import { esbuildPlugin } from '@web/dev-server-esbuild';
 import { fileURLToPath } from 'node:url';
+import { CHROMIUM_ARGS, chromiumPath } from './scripts/chromium.mjs';
 
 const shims = {
   'node:test': '/test/support/browser/node-test.js',
@@ -19,15 +20,8 @@ export default {
   browsers: [
     chromeLauncher({
       launchOptions: {
-        executablePath: process.env.CHROME_PATH || '/usr/bin/chromium',
-        args: [
-          '--no-sandbox',
-          '--headless=new',
-          '--disable-gpu',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--no-first-run',
-        ],
+        executablePath: chromiumPath(),
+        args: CHROMIUM_ARGS,
       },
     }),
   ],

@@ -4,15 +4,8 @@
 import { createServer } from 'node:http';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { CHROMIUM_ARGS, chromiumPath } from '../scripts/chromium.mjs';
 
-export const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--headless=new',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--no-first-run',
-];
 
 let browserPromise;
 
@@ -23,7 +16,7 @@ export async function browser(shared, extraArgs = []) {
     if (browserPromise) await (await browserPromise).close();
     const { chromium } = await import('playwright-core');
     browserPromise = chromium.launch({
-      executablePath: process.env.CHROME_PATH || '/usr/bin/chromium',
+      executablePath: chromiumPath(),
       args: [...CHROMIUM_ARGS, ...extraArgs],
     });
     browserPromise.key = key;

@@ -108,14 +108,7 @@ export function plainPage(ctx: PageContext): string {
     simulatorControls: true,
     scripts: ['/demo-assets/common.js'],
     body: `<p>Plain <code>&lt;script src="/bioid-elements.js"&gt;</code> and the tags, configured by attributes. Every event is logged below.</p>
-<bio-reader-status ${attrs}></bio-reader-status>
-${subjectInput()}
-<div class="ops">
-  <bio-enroll ${attrs} subject-id="alice" data-subject></bio-enroll>
-  <bio-verify ${attrs} subject-id="alice" data-subject></bio-verify>
-  <bio-search ${attrs}></bio-search>
-</div>
-${eventLog()}`,
+${allElements(attrs, 'ops')}`,
   });
 }
 
@@ -176,15 +169,20 @@ export function kioskPage(ctx: PageContext, pin: { workstationId: string; device
     body: `<p>Pinned to workstation <code>${escapeHtml(pin.workstationId)}</code>, reader <code>${escapeHtml(pin.deviceId)}</code>: no discovery, no polling.
 A service worker keeps this page and the element bundle available on a flaky network; tokens and API answers are never cached.</p>
 <p id="sw-state" role="status">Service worker: registering…</p>
-<bio-reader-status ${attrs}></bio-reader-status>
+${allElements(attrs, 'ops kiosk')}`,
+  });
+}
+
+/** The four tags as a page author pastes them, with the subject field and the event log around them. */
+function allElements(attrs: string, opsClass: string): string {
+  return `<bio-reader-status ${attrs}></bio-reader-status>
 ${subjectInput()}
-<div class="ops kiosk">
+<div class="${opsClass}">
   <bio-enroll ${attrs} subject-id="alice" data-subject></bio-enroll>
   <bio-verify ${attrs} subject-id="alice" data-subject></bio-verify>
   <bio-search ${attrs}></bio-search>
 </div>
-${eventLog()}`,
-  });
+${eventLog()}`;
 }
 
 export function signInPage(o: { next: string; error?: string; username?: string }): string {

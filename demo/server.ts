@@ -229,6 +229,24 @@ export function createDemoApp(options: DemoServerOptions, origin: () => string) 
   return { app, sessions, bump: () => void (kioskBump += 1) };
 }
 
+/** The demo app's options for a simulator running in this process (tests): its IdP, middleware and reader. */
+export function demoServerOptionsFor(
+  sim: { idp: { baseUrl: string; realm: string }; middleware: { url: string }; localService: { url: string }; workstationId: string; deviceId: string },
+  client: { clientId: string; clientSecret: string },
+  user: { username: string; password: string },
+): DemoServerOptions {
+  return {
+    issuerUrl: sim.idp.baseUrl,
+    realm: sim.idp.realm,
+    ...client,
+    integratorId: client.clientId,
+    middlewareUrl: sim.middleware.url,
+    localServiceUrl: sim.localService.url,
+    kiosk: { workstationId: sim.workstationId, deviceId: sim.deviceId },
+    user,
+  };
+}
+
 export async function startDemoServer(options: DemoServerOptions): Promise<RunningDemoServer> {
   let url = '';
   const { app, sessions, bump } = createDemoApp(options, () => url);

@@ -3,6 +3,7 @@
  * `document` — `$(document).on('bio-result', 'bio-verify', …)` — sees it), and each name is declared
  * once, here, in `HTMLElementEventMap`.
  */
+import type { BioIDErrorCode } from '../core/errors.js';
 import type { ReaderState } from '../core/status-watch.js';
 
 export type BioOperation = 'enroll' | 'verify' | 'search' | 'fetchEnrolled' | 'status';
@@ -20,24 +21,7 @@ export type BioPhase = 'token' | 'locating' | 'dispatched';
  *  - `broker-unavailable`: the broker failed (502 from its identity provider, another 5xx, a garbage
  *    answer, a network failure or a timeout); the session may be fine, try again later.
  */
-export type BioErrorCode =
-  | 'config'
-  | 'auth'
-  | 'session-expired'
-  | 'broker-unavailable'
-  | 'unauthorized'
-  | 'forbidden'
-  | 'not-found'
-  | 'workstation-offline'
-  | 'middleware'
-  | 'bad-response'
-  | 'timeout'
-  | 'network'
-  | 'aborted'
-  | 'local-service-unreachable'
-  | 'no-device'
-  | 'local-service'
-  | 'unknown';
+export type BioErrorCode = BioIDErrorCode | 'session-expired' | 'broker-unavailable' | 'unknown';
 
 export interface BioStartDetail {
   operation: BioOperation;

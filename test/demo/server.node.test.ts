@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readConfig } from '../../demo/config.js';
-import { startDemoServer, type RunningDemoServer } from '../../demo/server.js';
+import { demoServerOptionsFor, startDemoServer, type RunningDemoServer } from '../../demo/server.js';
 import { startSimulator, type RunningSimulator } from '../../demo/sim/simulator.js';
 
 const CLIENT = { clientId: 'srv-integrator', clientSecret: 'srv-secret-abcdef' };
@@ -12,16 +12,7 @@ describe('demo app: session, session-gated broker, pages', () => {
   let demo: RunningDemoServer;
   before(async () => {
     sim = await startSimulator({ ...CLIENT, captureDelayMs: [0, 5] });
-    demo = await startDemoServer({
-      issuerUrl: sim.idp.baseUrl,
-      realm: sim.idp.realm,
-      ...CLIENT,
-      integratorId: CLIENT.clientId,
-      middlewareUrl: sim.middleware.url,
-      localServiceUrl: sim.localService.url,
-      kiosk: { workstationId: sim.workstationId, deviceId: sim.deviceId },
-      user: USER,
-    });
+    demo = await startDemoServer(demoServerOptionsFor(sim, CLIENT, USER));
   });
   after(async () => {
     await demo?.close();

@@ -3,7 +3,8 @@
  * Chromium (playwright-core) shared by the tests of a file.
  */
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { startDemoServer, type RunningDemoServer } from '../../demo/server.js';
+import { CHROMIUM_ARGS, chromiumPath } from '../../scripts/chromium.mjs';
+import { demoServerOptionsFor, startDemoServer, type RunningDemoServer } from '../../demo/server.js';
 import { startSimulator, type RunningSimulator } from '../../demo/sim/simulator.js';
 
 export const CLIENT = { clientId: 'e2e-integrator', clientSecret: 'e2e-secret-0123456789' };
@@ -24,24 +25,15 @@ export interface DemoHarness {
 
 export async function startHarness(): Promise<DemoHarness> {
   const sim = await startSimulator({ ...CLIENT, captureDelayMs: [0, 30] });
-  const demo = await startDemoServer({
-    issuerUrl: sim.idp.baseUrl,
-    realm: sim.idp.realm,
-    ...CLIENT,
-    integratorId: CLIENT.clientId,
-    middlewareUrl: sim.middleware.url,
-    localServiceUrl: sim.localService.url,
-    kiosk: { workstationId: sim.workstationId, deviceId: sim.deviceId },
-    user: USER,
-  }).catch(async (error: unknown) => {
+  const demo = await startDemoServer(demoServerOptionsFor(sim, CLIENT, USER)).catch(async (error: unknown) => {
     await sim.close();
     throw error;
   });
   const browser = await chromium
     .launch({
-      executablePath: process.env.CHROME_PATH || '/usr/bin/chromium',
+      executablePath: chromiumPath(),
       headless: true,
-      args: ['--no-sandbox', '--headless=new', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+      args: CHROMIUM_ARGS,
     })
     .catch(async (error: unknown) => {
       await demo.close();

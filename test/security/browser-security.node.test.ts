@@ -18,6 +18,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { CHROMIUM_ARGS, chromiumPath } from '../../scripts/chromium.mjs';
 
 const BUNDLE = readFileSync(new URL('../../dist/bioid-elements.js', import.meta.url), 'utf8');
 const TOKEN = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJjc3AtdGVzdCJ9.CSPTOKENdeadbeef';
@@ -168,9 +169,9 @@ describe('browser security of dist/bioid-elements.js (strict CSP, inert markup, 
   before(async () => {
     server = await startServer(recorded, reports);
     browser = await chromium.launch({
-      executablePath: process.env.CHROME_PATH || '/usr/bin/chromium',
+      executablePath: chromiumPath(),
       headless: true,
-      args: ['--no-sandbox', '--headless=new', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+      args: CHROMIUM_ARGS,
     });
     const context = await browser.newContext();
     context.setDefaultTimeout(10_000);
