@@ -18,8 +18,6 @@ import { buildReader, effectiveSettings, NO_TOKENS, readerProperties } from './r
  * @tag bio-reader-status
  * @attr middleware-url - Address of the biometrics middleware (relative URLs resolve against the page).
  * @attr workstation-id - Pins the workstation; needs device-id too.
- * @attr workstation-id - Pins the workstation; needs device-id too.
- * @attr device-id - Pins the device; needs workstation-id too.
  * @attr device-id - Pins the device; needs workstation-id too.
  * @attr local-service-url - The local hardware service (default http://localhost:18065).
  * @attr timeout-ms - Bound on each network call (default 15000).
