@@ -1,9 +1,12 @@
 // Browser tests in headless Chromium: runtime-neutral core tests (*.test.ts, also run in Node) and
 // browser-only tests (*.browser.test.ts). Node-only tests (*.node.test.ts) are excluded.
+import { createServer } from 'node:http';
+import { fileURLToPath } from 'node:url';
 import { chromeLauncher } from '@web/test-runner-chrome';
 import { esbuildPlugin } from '@web/dev-server-esbuild';
-import { fileURLToPath } from 'node:url';
 import { CHROMIUM_ARGS, chromiumPath } from './scripts/chromium.mjs';
+
+const LOOPBACK = '127.0.0.1';
 
 const shims = {
   'node:test': '/test/support/browser/node-test.js',
@@ -11,33 +14,60 @@ const shims = {
   'node:assert': '/test/support/browser/node-assert.js',
 };
 
+/** A second origin (loopback, port 0) serving the same files without CORS headers, for cross-origin tests. */
+let secondOrigin;
+let secondServer;
+
+const listen = (server, port) =>
+  new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, LOOPBACK, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+
 export default {
   files: ['test/**/*.test.ts', '!test/**/*.node.test.ts', '!node_modules/**'],
   nodeResolve: { exportConditions: ['browser', 'development'] },
   rootDir: fileURLToPath(new URL('.', import.meta.url)),
+  hostname: LOOPBACK,
   concurrency: 1,
   testFramework: { config: { timeout: 10000 } },
-  browsers: [
-    chromeLauncher({
-      launchOptions: {
-        executablePath: chromiumPath(),
-        args: CHROMIUM_ARGS,
-      },
-    }),
-  ],
+  browsers: [chromeLauncher({ launchOptions: { executablePath: chromiumPath(), args: CHROMIUM_ARGS } })],
   middleware: [
-    // A token endpoint that bounces to a login page on another origin, as a gateway in front of an
-    // integrator's broker does when the session is gone (test/elements/broker-redirect.browser.test.ts).
-    function loginRedirect(ctx, next) {
-      if (ctx.path !== '/__test/token-behind-login') return next();
-      const [, port] = ctx.host.split(':');
-      const otherHost = ctx.hostname === '127.0.0.1' ? 'localhost' : '127.0.0.1';
-      ctx.status = 302;
-      ctx.set('Location', `http://${otherHost}:${port}/login?return=%2Ftoken`);
-      return undefined;
+    function testRoutes(ctx, next) {
+      // Where the second origin is (test/core/local-service-cors.browser.test.ts).
+      if (ctx.path === '/__test/second-origin') {
+        ctx.body = { origin: secondOrigin };
+        return undefined;
+      }
+      // A token endpoint that bounces to a login page on another origin, as a gateway in front of an
+      // integrator's broker does when the session is gone (test/elements/broker-redirect.browser.test.ts).
+      if (ctx.path === '/__test/token-behind-login') {
+        ctx.status = 302;
+        ctx.set('Location', `${secondOrigin}/login?return=%2Ftoken`);
+        return undefined;
+      }
+      return next();
     },
   ],
   plugins: [
+    {
+      // The dev server binds every interface for "127.0.0.1"; tests here stay on loopback: rebind it to
+      // 127.0.0.1 on the same port (nothing has connected yet), and start the second origin beside it.
+      name: 'loopback-only',
+      async serverStart({ server, app, config }) {
+        await new Promise((resolve) => server.close(resolve));
+        await listen(server, config.port);
+        secondServer = createServer(app.callback());
+        await listen(secondServer, 0);
+        secondOrigin = `http://${LOOPBACK}:${secondServer.address().port}`;
+      },
+      async serverStop() {
+        await new Promise((resolve) => (secondServer ? secondServer.close(resolve) : resolve()));
+      },
+    },
     {
       // Lets one test file run under node:test in Node and under mocha in Chromium.
       name: 'node-test-shims',

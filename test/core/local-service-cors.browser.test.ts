@@ -4,9 +4,11 @@ import { BioIDError, createFingerprintReader } from '../../src/index.js';
 
 describe('local service seen from a real page', () => {
   it('a local service that refuses CORS is reported as unreachable with what to do', async () => {
-    // The test server answers on another origin (127.0.0.1 vs localhost) without CORS headers: the
+    // The test server's second origin (another loopback port) answers without CORS headers: the
     // browser blocks the answer, exactly like a local service that does not allow this page.
-    const otherOrigin = `${location.protocol}//${location.hostname === '127.0.0.1' ? 'localhost' : '127.0.0.1'}:${location.port}`;
+    const { origin: otherOrigin } = (await (await fetch('/__test/second-origin')).json()) as { origin: string };
+    const status = await fetch(`${otherOrigin}/status`, { mode: 'no-cors' });
+    assert.equal(status.type, 'opaque', 'the second origin is up (only CORS stands in the way)');
     const reader = createFingerprintReader({ getToken: 't', middlewareUrl: 'https://mw.example.com', localServiceUrl: otherOrigin, timeoutMs: 3000 });
     const error = await reader.target().catch((e: unknown) => e);
     assert.ok(error instanceof BioIDError, String(error));
