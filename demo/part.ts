@@ -5,10 +5,10 @@
  * process listings). Prints one line `PART_READY <json>` with its address when it listens, and closes on
  * SIGINT/SIGTERM or when its supervisor goes away (the IPC channel closes), so no part is left orphaned.
  */
-import { startDemoServer, type DemoServerOptions } from './server.js';
-import { startIdp, type StartIdpOptions } from './sim/idp.js';
-import { startLocalService, type LocalServiceOptions } from './sim/local-service.js';
-import { startMiddleware, type MiddlewareOptions } from './sim/middleware.js';
+import type { DemoServerOptions } from './server.js';
+import type { StartIdpOptions } from './sim/idp.js';
+import type { LocalServiceOptions } from './sim/local-service.js';
+import type { MiddlewareOptions } from './sim/middleware.js';
 
 export interface PartConfigs {
   idp: StartIdpOptions;
@@ -18,22 +18,27 @@ export interface PartConfigs {
 }
 export type PartName = keyof PartConfigs;
 
+/** Each part loads only its own code (the IdP's oidc-provider stays out of the other processes). */
 async function start(name: PartName, config: unknown): Promise<{ info: Record<string, unknown>; close(): Promise<void> }> {
   switch (name) {
     case 'idp': {
+      const { startIdp } = await import('./sim/idp.js');
       const idp = await startIdp(config as StartIdpOptions);
       const { baseUrl, realm, issuer, tokenEndpoint, jwksUri, audience } = idp;
       return { info: { url: baseUrl, baseUrl, realm, issuer, tokenEndpoint, jwksUri, audience }, close: () => idp.close() };
     }
     case 'local-service': {
+      const { startLocalService } = await import('./sim/local-service.js');
       const service = await startLocalService(config as LocalServiceOptions);
       return { info: { url: service.url }, close: () => service.close() };
     }
     case 'middleware': {
+      const { startMiddleware } = await import('./sim/middleware.js');
       const middleware = await startMiddleware(config as MiddlewareOptions);
       return { info: { url: middleware.url }, close: () => middleware.close() };
     }
     case 'app': {
+      const { startDemoServer } = await import('./server.js');
       const app = await startDemoServer(config as DemoServerOptions);
       return { info: { url: app.url }, close: () => app.close() };
     }
