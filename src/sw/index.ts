@@ -13,7 +13,9 @@
  * When a new version is deployed, a banner "A new version is available — reload" appears (or your own
  * `onUpdateAvailable` runs); reloading activates the new worker and reloads the page once.
  */
-import { Workbox } from 'workbox-window';
+// workbox-window is loaded only when registering (a browser): a server importing this entry for
+// kioskServiceWorkerScript must not load it (in Node it resolves to a CommonJS build).
+import type { Workbox } from 'workbox-window';
 
 export { kioskServiceWorkerScript, type KioskWorkerOptions } from './kiosk-worker.js';
 
@@ -47,6 +49,7 @@ export async function registerKioskServiceWorker(options: KioskServiceWorkerOpti
     throw new TypeError('registerKioskServiceWorker: scriptUrl is required (the URL your server serves the kiosk worker at).');
   }
   if (typeof navigator === 'undefined' || !('serviceWorker' in navigator)) return undefined;
+  const { Workbox } = await import('workbox-window');
   const workbox = new Workbox(options.scriptUrl, options.scope ? { scope: options.scope } : undefined);
   const onUpdate = options.onUpdateAvailable ?? showUpdateBanner;
   workbox.addEventListener('waiting', () => {

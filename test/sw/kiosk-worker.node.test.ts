@@ -137,3 +137,14 @@ describe('kiosk service worker', () => {
     assert.throws(() => kioskServiceWorkerScript({ version: 'x', precache: ['/a'], shell: '/b' }), /shell "\/b" must also be listed/);
   });
 });
+
+describe('bioid-sdk/sw on a server', () => {
+  it('the built entry imports in Node (workbox-window is loaded only to register) and serves the worker script', async () => {
+    const entry = new URL('../../dist/sw/index.js', import.meta.url).href;
+    const sw = (await import(entry)) as typeof import('../../src/sw/index.js');
+    const script = sw.kioskServiceWorkerScript({ version: 'v1', precache: ['/bioid-elements.js', '/kiosk/'], shell: '/kiosk/' });
+    assert.match(script, /bioid-sdk kiosk service worker, version "v1"/);
+    // No navigator.serviceWorker here: registration declines quietly instead of loading workbox-window.
+    assert.equal(await sw.registerKioskServiceWorker({ scriptUrl: '/kiosk/sw.js' }), undefined);
+  });
+});
