@@ -60,14 +60,13 @@ export interface BioEventDetails {
   'bio-status': BioStatusDetail;
 }
 
+/** Each event as a typed CustomEvent; the maps below make `addEventListener` typed on the elements and,
+ * since the events bubble out of the shadow root, on `document` (jQuery-style delegation). */
+export type BioEventMap = { [K in keyof BioEventDetails]: CustomEvent<BioEventDetails[K]> };
+
 declare global {
-  interface HTMLElementEventMap {
-    'bio-start': CustomEvent<BioStartDetail>;
-    'bio-progress': CustomEvent<BioProgressDetail>;
-    'bio-result': CustomEvent<BioResultDetail>;
-    'bio-error': CustomEvent<BioErrorDetail>;
-    'bio-status': CustomEvent<BioStatusDetail>;
-  }
+  interface HTMLElementEventMap extends BioEventMap {}
+  interface DocumentEventMap extends BioEventMap {}
 }
 
 /**

@@ -17,6 +17,7 @@ export type { StringKey, Strings } from './i18n.js';
 export type {
   BioErrorCode,
   BioErrorDetail,
+  BioEventMap,
   BioOperation,
   BioPhase,
   BioProgressDetail,

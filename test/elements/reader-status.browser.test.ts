@@ -20,7 +20,8 @@ describe('bio-reader-status', () => {
 
   it('spec 9.2: shows the discovered workstation and device, with bio-status checking then ready', async () => {
     const states: BioStatusDetail[] = [];
-    const listener = (e: Event) => states.push((e as CustomEvent<BioStatusDetail>).detail);
+    // Typed on document too (DocumentEventMap): e.detail is a BioStatusDetail without a cast.
+    const listener = (e: CustomEvent<BioStatusDetail>) => states.push(e.detail);
     document.addEventListener('bio-status', listener);
     const el = await fixture<BioReaderStatus>(`<bio-reader-status local-service-url="${LOCAL}"></bio-reader-status>`);
     await waitUntil(() => el.status?.state === 'ready', 'never ready');
