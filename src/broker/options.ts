@@ -46,7 +46,7 @@ export interface TokenBrokerOptions {
   /** Default `biometrics-middleware`. */
   audience?: string;
   scope?: string;
-  /** The integrator's session gate (spec 4.1): a falsy result (or a rejected promise) answers 401. */
+  /** The integrator's session gate (spec 4.1): a falsy result answers 401; a throw or rejection answers 500 (the session store failed). */
   authorize(request: Request, context: BrokerContext): unknown;
   /** RFC 8693 variant: exchange the end user's token instead of the plain client_credentials grant. */
   tokenExchange?: TokenExchangeOptions;
