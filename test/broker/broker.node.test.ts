@@ -5,13 +5,13 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { decodeJwt } from 'jose';
-import { createTokenBroker, type TokenBrokerOptions } from '../../src/broker/index.js';
+import type { TokenBrokerOptions } from '../../src/broker/index.js';
 import { startIdp, type RunningIdp } from '../../demo/sim/idp.js';
 import {
   APP_ORIGIN,
   CLIENT,
+  brokerAgainst,
   brokerRequest,
-  captureLog,
   elapsedSince,
   readJson,
   recordingFetch,
@@ -26,19 +26,7 @@ before(async () => {
 });
 after(() => idp.close());
 
-function brokerFor(overrides: Partial<TokenBrokerOptions> = {}) {
-  const log = captureLog();
-  const broker = createTokenBroker({
-    issuerUrl: idp.baseUrl,
-    realm: idp.realm,
-    ...CLIENT,
-    authorize: () => true,
-    allowedOrigins: [APP_ORIGIN],
-    logger: log.logger,
-    ...overrides,
-  });
-  return { broker, log };
-}
+const brokerFor = (overrides: Partial<TokenBrokerOptions> = {}) => brokerAgainst(idp, { allowedOrigins: [APP_ORIGIN], ...overrides });
 
 describe('token broker, client_credentials mode (spec 4.1, 4.2)', () => {
   it('spec 4.1: a signed-in caller gets 200 { access_token, expires_in }, a middleware JWT verified against the IdP JWKS', async () => {
@@ -103,7 +91,7 @@ describe('token broker, client_credentials mode (spec 4.1, 4.2)', () => {
   it('spec 5.6: a token is fetched again once its cached life is over', async () => {
     const shortIdp = await startIdp({ clients: [CLIENT], accessTokenTtl: 2 });
     try {
-      const broker = createTokenBroker({ issuerUrl: shortIdp.baseUrl, realm: shortIdp.realm, ...CLIENT, authorize: () => true });
+      const { broker } = brokerAgainst(shortIdp);
       const first = await readJson(await broker(brokerRequest()));
       assert.equal(first.expires_in, 1, '2 s token minus a tenth: 1 s left');
       await new Promise((r) => setTimeout(r, 1900));
@@ -263,18 +251,11 @@ describe('token broker: failures of the IdP exchange (spec 4.1, 7)', () => {
   it('spec 7: an unreachable IdP gives 502 quickly; after the IdP comes back the next request succeeds (failure not cached)', async () => {
     const restartable = await startIdp({ clients: [CLIENT] });
     const port = Number(new URL(restartable.baseUrl).port);
-    const log = captureLog();
-    const broker = createTokenBroker({
-      issuerUrl: restartable.baseUrl,
-      realm: restartable.realm,
-      ...CLIENT,
-      authorize: () => true,
-      logger: log.logger,
-    });
+    const { broker, log } = brokerAgainst(restartable);
     assert.equal((await broker(brokerRequest())).status, 200);
     await restartable.close();
     // A cached token still serves; a fresh broker (cold cache) must go to the stopped IdP.
-    const cold = createTokenBroker({ issuerUrl: restartable.baseUrl, realm: restartable.realm, ...CLIENT, authorize: () => true, logger: log.logger });
+    const { broker: cold } = brokerAgainst(restartable, { logger: log.logger });
     const start = performance.now();
     await assertGeneric502(await cold(brokerRequest()));
     assert.ok(elapsedSince(start) < 2000, 'refused connections fail at once');

@@ -6,10 +6,10 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { SignJWT, generateKeyPair } from 'jose';
-import { createTokenBroker, type TokenBrokerOptions } from '../../src/broker/index.js';
+import type { TokenBrokerOptions } from '../../src/broker/index.js';
 import { UserTokens } from '../../src/broker/user-tokens.js';
 import { startIdp, type RunningIdp } from '../../demo/sim/idp.js';
-import { CLIENT, brokerRequest, captureLog, readJson, recordingFetch, verifyMiddlewareToken } from './support.js';
+import { CLIENT, brokerAgainst, brokerRequest, readJson, recordingFetch, verifyMiddlewareToken } from './support.js';
 
 let idp: RunningIdp;
 
@@ -22,19 +22,8 @@ after(() => idp.close());
 const fromHeader = (request: Request) => request.headers.get('X-User-Token');
 const asUser = (token: string) => brokerRequest({ headers: { 'X-User-Token': token } });
 
-function exchangeBroker(overrides: Partial<TokenBrokerOptions> = {}, maxCachedUsers?: number) {
-  const log = captureLog();
-  const broker = createTokenBroker({
-    issuerUrl: idp.baseUrl,
-    realm: idp.realm,
-    ...CLIENT,
-    authorize: () => true,
-    tokenExchange: { subjectToken: fromHeader, ...(maxCachedUsers ? { maxCachedUsers } : {}) },
-    logger: log.logger,
-    ...overrides,
-  });
-  return { broker, log };
-}
+const exchangeBroker = (overrides: Partial<TokenBrokerOptions> = {}, maxCachedUsers?: number) =>
+  brokerAgainst(idp, { tokenExchange: { subjectToken: fromHeader, ...(maxCachedUsers ? { maxCachedUsers } : {}) }, ...overrides });
 
 describe('token broker, RFC 8693 token exchange (spec 4.2 variant, 5.8)', () => {
   it('spec 4.2: sends the RFC 8693 form and returns a middleware token whose sub is the end user', async () => {

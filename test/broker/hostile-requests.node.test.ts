@@ -10,9 +10,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
-import { createTokenBroker, toNodeHandler } from '../../src/broker/index.js';
+import { toNodeHandler } from '../../src/broker/index.js';
 import { startIdp, type RunningIdp } from '../../demo/sim/idp.js';
-import { APP_ORIGIN, CLIENT, captureLog, startServer, verifyMiddlewareToken, type LocalServer } from './support.js';
+import { APP_ORIGIN, CLIENT, brokerAgainst, captureLog, startServer, verifyMiddlewareToken, type LocalServer } from './support.js';
 
 let idp: RunningIdp;
 let server: LocalServer;
@@ -24,10 +24,7 @@ const onUnhandled = (reason: unknown) => unhandled.push(reason);
 before(async () => {
   process.on('unhandledRejection', onUnhandled);
   idp = await startIdp({ clients: [CLIENT], accessTokenTtl: 300 });
-  const broker = createTokenBroker({
-    issuerUrl: idp.baseUrl,
-    realm: idp.realm,
-    ...CLIENT,
+  const { broker } = brokerAgainst(idp, {
     authorize: (request) => {
       authorizeCalls++;
       return /(?:^|;\s*)sid=ok(?:;|$)/.test(request.headers.get('cookie') ?? '');
@@ -120,13 +117,7 @@ describe('token broker: oversized and malformed headers through the Node adapter
 
 describe('token exchange user isolation through the Node adapter (real socket, concurrent)', () => {
   it('spec 5.8: two users interleaving 80 concurrent requests over HTTP each get only their own token', async () => {
-    const broker = createTokenBroker({
-      issuerUrl: idp.baseUrl,
-      realm: idp.realm,
-      ...CLIENT,
-      authorize: () => true,
-      tokenExchange: { subjectToken: (request) => request.headers.get('x-user-token') },
-    });
+    const { broker } = brokerAgainst(idp, { tokenExchange: { subjectToken: (request) => request.headers.get('x-user-token') } });
     const exchange = await startServer(toNodeHandler(broker));
     try {
       const tokens = { alice: await idp.userToken('alice'), bob: await idp.userToken('bob') };

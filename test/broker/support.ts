@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
 import type { RunningIdp } from '../../demo/sim/idp.js';
+import { createTokenBroker, type TokenBrokerOptions } from '../../src/broker/index.js';
 
 export const CLIENT = { clientId: 'acme-broker', clientSecret: 's3cret-Do-Not-Leak-7f2a' };
 export const APP_ORIGIN = 'https://app.example.com';
@@ -13,6 +14,20 @@ export const APP_ORIGIN = 'https://app.example.com';
 export function captureLog() {
   const lines: string[] = [];
   return { lines, logger: (line: string) => void lines.push(line), text: () => lines.join('\n') };
+}
+
+/** A broker for CLIENT at `idp` that lets everyone in, logging into a captured log; `overrides` win. */
+export function brokerAgainst(idp: RunningIdp, overrides: Partial<TokenBrokerOptions> = {}) {
+  const log = captureLog();
+  const broker = createTokenBroker({
+    issuerUrl: idp.baseUrl,
+    realm: idp.realm,
+    ...CLIENT,
+    authorize: () => true,
+    logger: log.logger,
+    ...overrides,
+  });
+  return { broker, log };
 }
 
 /** The platform fetch, with every request's form body kept for assertions. */
