@@ -22,16 +22,13 @@ async function core() {
 
 const bearerOf = (call) => call.headers.get('authorization')?.replace(/^Bearer /, '');
 
-/** b) 50 operations start at once on a fresh reader: its getToken should be called once. */
-async function concurrentFirstUses() {
-  const { createFingerprintReader, fakeNetwork, json } = await core();
-  const net = fakeNetwork().on('POST', VERIFY, (call) => json(verified(call.body.subjectId)));
-  let calls = 0;
+/** 50 verifies at once on a pinned reader whose getToken takes a broker round trip (the others arrive meanwhile). */
+async function fiftyAtOnce(createFingerprintReader, net, getToken) {
   const reader = createFingerprintReader({
     getToken: async () => {
-      calls += 1;
-      await new Promise((r) => setTimeout(r, 5)); // a broker round trip: the other 49 arrive meanwhile
-      return 'token-1';
+      const token = getToken();
+      await new Promise((r) => setTimeout(r, 5));
+      return token;
     },
     middlewareUrl: MIDDLEWARE,
     workstationId: 'ws-1',
@@ -40,7 +37,18 @@ async function concurrentFirstUses() {
   });
   const results = await Promise.allSettled(Array.from({ length: 50 }, (_, i) => reader.verify({ subjectId: `s${i}` })));
   reader.close();
-  const failed = results.filter((r) => r.status === 'rejected').length;
+  return results.filter((r) => r.status === 'rejected').length;
+}
+
+/** b) 50 operations start at once on a fresh reader: its getToken should be called once. */
+async function concurrentFirstUses() {
+  const { createFingerprintReader, fakeNetwork, json } = await core();
+  const net = fakeNetwork().on('POST', VERIFY, (call) => json(verified(call.body.subjectId)));
+  let calls = 0;
+  const failed = await fiftyAtOnce(createFingerprintReader, net, () => {
+    calls += 1;
+    return 'token-1';
+  });
   return { calls, failed, requests: net.callsTo(VERIFY).length };
 }
 
@@ -51,20 +59,7 @@ async function concurrent401s() {
     bearerOf(call) === 'token-1' ? text('expired', 401) : json(verified(call.body.subjectId)),
   );
   let issued = 0;
-  const reader = createFingerprintReader({
-    getToken: async () => {
-      issued += 1;
-      await new Promise((r) => setTimeout(r, 5));
-      return `token-${issued}`;
-    },
-    middlewareUrl: MIDDLEWARE,
-    workstationId: 'ws-1',
-    deviceId: 'reader-1',
-    fetchImpl: net.fetch,
-  });
-  const results = await Promise.allSettled(Array.from({ length: 50 }, (_, i) => reader.verify({ subjectId: `s${i}` })));
-  reader.close();
-  const failed = results.filter((r) => r.status === 'rejected').length;
+  const failed = await fiftyAtOnce(createFingerprintReader, net, () => `token-${++issued}`);
   const rejected = net.callsTo(VERIFY).filter((c) => bearerOf(c) === 'token-1').length;
   return { refreshes: issued - 1, failed, rejected, requests: net.callsTo(VERIFY).length };
 }
