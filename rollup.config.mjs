@@ -8,6 +8,7 @@ import resolve from '@rollup/plugin-node-resolve';
 import terser from '@rollup/plugin-terser';
 import { builtinModules } from 'node:module';
 import { rmSync } from 'node:fs';
+import { minifyTemplates } from './scripts/minify-templates.mjs';
 
 // Chunk names carry hashes: start from an empty dist/ so no stale chunk is ever published.
 rmSync('dist', { recursive: true, force: true });
@@ -40,7 +41,7 @@ export default [
       entryFileNames: '[name].js',
       chunkFileNames: 'chunks/[name]-[hash].js',
     },
-    plugins: [typescript({ tsconfig: './tsconfig.build.json' })],
+    plugins: [typescript({ tsconfig: './tsconfig.build.json' }), minifyTemplates()],
   },
   {
     input: 'src/bundle.ts',
@@ -58,6 +59,7 @@ export default [
         outDir: 'dist',
         sourceMap: true,
       }),
+      minifyTemplates(),
       terser(terserOptions),
     ],
   },

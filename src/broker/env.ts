@@ -3,6 +3,7 @@
  * address live in server-side configuration). Code-only options (`authorize`, `tokenExchange`, `logger`,
  * `fetchImpl`) come as overrides; an override also wins over its variable.
  */
+import { realmOf } from '../core/config.js';
 import { BioIDError } from '../core/errors.js';
 import type { TokenBrokerOptions } from './options.js';
 
@@ -49,7 +50,7 @@ export function brokerOptionsFromEnv(env: EnvLike | undefined, overrides: Broker
   };
 
   const issuerUrl = overrides.issuerUrl ?? required(BROKER_ENV.issuerUrl, 'the identity provider\'s base address, for example https://idp.example.com');
-  const realmInUrl = /\/realms\/[^/]+\/?$/.test(issuerUrl);
+  const realmInUrl = realmOf(issuerUrl) !== undefined;
   const options: TokenBrokerOptions = {
     issuerUrl,
     clientId: overrides.clientId ?? required(BROKER_ENV.clientId, 'the client id of your machine identity'),

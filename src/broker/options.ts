@@ -4,12 +4,13 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
+  millisecondsOr,
   optionalFunction,
   optionalString,
-  positiveMs,
-  rejectUnknownKeys,
+  passThrough,
+  readOptions,
+  realmOf,
   requireHttpUrl,
-  requireObject,
   requireString,
 } from '../core/config.js';
 import { BioIDError } from '../core/errors.js';
@@ -78,69 +79,63 @@ export interface ResolvedBrokerOptions {
 }
 
 const WHERE = 'createTokenBroker';
-const KEYS = [
-  'issuerUrl',
-  'realm',
-  'clientId',
-  'clientSecret',
-  'audience',
-  'scope',
-  'authorize',
-  'tokenExchange',
-  'allowedOrigins',
-  'requireCsrfHeader',
-  'fetchImpl',
-  'timeoutMs',
-  'logger',
-] as const;
-const EXCHANGE_KEYS = ['subjectToken', 'maxCachedUsers'] as const;
 
 const configError = (message: string) => new BioIDError('config', `${WHERE}: ${message}`);
 
+/** Every option, its check and its default: the one list of the broker's option names. */
+const OPTIONS = {
+  issuerUrl: requireHttpUrl,
+  realm: optionalString,
+  clientId: (value: unknown, field: string) => requireString(value, field),
+  clientSecret: (value: unknown, field: string) =>
+    requireString(value, field, 'the client secret of your machine identity, from server-side configuration.'),
+  audience: optionalString,
+  scope: optionalString,
+  authorize: (value: unknown) => {
+    if (typeof value !== 'function') {
+      throw configError(
+        'authorize is required: a function (request, context) that returns something truthy only for a signed-in user of your application (spec 4.1: unauthenticated callers must not receive a token).',
+      );
+    }
+    return value as TokenBrokerOptions['authorize'];
+  },
+  tokenExchange: (value: unknown) => readTokenExchange(value),
+  allowedOrigins: (value: unknown) => readOrigins(value),
+  requireCsrfHeader: (value: unknown) => {
+    if (value !== undefined && typeof value !== 'boolean') throw configError('requireCsrfHeader must be true or false.');
+    return value !== false;
+  },
+  fetchImpl: optionalFunction<FetchLike>,
+  timeoutMs: millisecondsOr(DEFAULT_BROKER_TIMEOUT_MS),
+  logger: (value: unknown, field: string) =>
+    optionalFunction<(message: string) => void>(value, field) ?? ((message: string) => console.warn(message)),
+};
+const EXCHANGE_OPTIONS = { subjectToken: passThrough, maxCachedUsers: passThrough };
+
 export function resolveBrokerOptions(options: TokenBrokerOptions): ResolvedBrokerOptions {
-  const o = requireObject(options, `${WHERE}(options)`);
-  rejectUnknownKeys(o, KEYS, `${WHERE}(options)`);
-  const issuerUrl = requireHttpUrl(o.issuerUrl, `${WHERE}: issuerUrl`);
-  const realm = optionalString(o.realm, `${WHERE}: realm`);
-  if (realm === undefined && !/\/realms\/[^/]+$/.test(issuerUrl)) {
+  const o = readOptions(options, OPTIONS, `${WHERE}(options)`, `${WHERE}: `);
+  if (o.realm === undefined && !realmOf(o.issuerUrl)) {
     throw configError(
       'realm is required (the realm in {issuerUrl}/realms/<realm>/protocol/openid-connect/token), unless issuerUrl ends in /realms/<realm>.',
     );
   }
-  const client: IdpClient = {
-    issuerUrl,
-    realm,
-    clientId: requireString(o.clientId, `${WHERE}: clientId`),
-    clientSecret: requireString(o.clientSecret, `${WHERE}: clientSecret`, 'the client secret of your machine identity, from server-side configuration.'),
-    audience: optionalString(o.audience, `${WHERE}: audience`),
-    scope: optionalString(o.scope, `${WHERE}: scope`),
-  };
-  if (typeof o.authorize !== 'function') {
-    throw configError(
-      'authorize is required: a function (request, context) that returns something truthy only for a signed-in user of your application (spec 4.1: unauthenticated callers must not receive a token).',
-    );
-  }
-  if (o.requireCsrfHeader !== undefined && typeof o.requireCsrfHeader !== 'boolean') {
-    throw configError('requireCsrfHeader must be true or false.');
-  }
-  const logger = optionalFunction<(message: string) => void>(o.logger, `${WHERE}: logger`);
+  const { issuerUrl, realm, clientId, clientSecret, audience, scope } = o;
   return {
-    client,
+    client: { issuerUrl, realm, clientId, clientSecret, audience, scope },
     endpoint: tokenEndpoint(issuerUrl, realm),
-    authorize: o.authorize as TokenBrokerOptions['authorize'],
-    tokenExchange: readTokenExchange(o.tokenExchange),
-    allowedOrigins: readOrigins(o.allowedOrigins),
-    requireCsrfHeader: o.requireCsrfHeader !== false,
-    fetchImpl: optionalFunction<FetchLike>(o.fetchImpl, `${WHERE}: fetchImpl`),
-    timeoutMs: positiveMs(o.timeoutMs, `${WHERE}: timeoutMs`, DEFAULT_BROKER_TIMEOUT_MS),
-    logger: logger ?? ((message) => console.warn(message)),
+    authorize: o.authorize,
+    tokenExchange: o.tokenExchange,
+    allowedOrigins: o.allowedOrigins,
+    requireCsrfHeader: o.requireCsrfHeader,
+    fetchImpl: o.fetchImpl,
+    timeoutMs: o.timeoutMs,
+    logger: o.logger,
   };
 }
 
 function readTokenExchange(value: unknown): Required<TokenExchangeOptions> | undefined {
   if (value === undefined) return undefined;
-  const t = requireObject(value, `${WHERE}: tokenExchange`);
-  rejectUnknownKeys(t, EXCHANGE_KEYS, `${WHERE}: tokenExchange`);
+  const t = readOptions(value, EXCHANGE_OPTIONS, `${WHERE}: tokenExchange`);
   if (typeof t.subjectToken !== 'function') {
     throw configError('tokenExchange.subjectToken is required: a function (request, context) returning the end user\'s access token from your identity provider.');
   }

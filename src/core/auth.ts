@@ -8,6 +8,7 @@ import { BioIDError, ReaderAuthError, messageOf, scrubServerText } from './error
 import { clientCredentialsForm, exchangeToken, tokenEndpoint } from './exchange.js';
 import type { FetchLike } from './http.js';
 import { TokenCache } from './token-cache.js';
+import { headerSafeToken } from './token-response.js';
 
 export interface TokenSource {
   /** The current token, fetched on first use. */
@@ -16,8 +17,6 @@ export interface TokenSource {
   refresh(stale: string, signal?: AbortSignal): Promise<string>;
 }
 
-/** RFC 6750 b64token: visible ASCII, no spaces; anything else could not be sent in a header. */
-const BEARER_TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
 
 /**
  * Spec 2.2 A and 2.3: tokens from a caller's function (or a fixed string). The function's failures
@@ -44,6 +43,12 @@ export function idpClientCredentialsSource(
   const form = clientCredentialsForm(auth);
   // The fetch of the shared flight is not tied to one caller's signal: callers stop waiting, the flight goes on.
   return cachedTokenSource(new TokenCache(() => exchangeToken(endpoint, form, options)));
+}
+
+/** True for a `TokenSource` (from `brokerTokenSource`), which a reader or BioID takes in place of a getToken function. */
+export function isTokenSource(value: unknown): value is TokenSource {
+  const source = value as Partial<TokenSource> | null;
+  return typeof source === 'object' && source !== null && typeof source.get === 'function' && typeof source.refresh === 'function';
 }
 
 /** A token source over a cache: each caller may stop waiting (its signal) without cancelling the shared fetch. */
@@ -88,12 +93,13 @@ async function callGetToken(
 }
 
 function checkToken(value: unknown): string {
-  if (typeof value === 'string' && BEARER_TOKEN.test(value)) return value;
   if (typeof value === 'string') {
+    const token = headerSafeToken(value);
+    if (token) return token;
     throw new ReaderAuthError(
       value.trim() === ''
         ? 'getToken resolved to an empty string; it must resolve to the middleware access token.'
-        : 'getToken resolved to a string that is not a bearer token (it has spaces, quotes or other characters a token cannot have).',
+        : 'getToken resolved to a string that cannot be sent in an HTTP header (it has line breaks or other control characters).',
     );
   }
   const hint =

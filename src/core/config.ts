@@ -3,6 +3,7 @@
  * mistake surfaces where it was made, with the field named and what to do about it.
  */
 import { BioIDError } from './errors.js';
+import type { TokenSource } from './auth.js';
 import type { FetchLike } from './http.js';
 
 export const DEFAULT_TIMEOUT_MS = 15_000;
@@ -15,8 +16,11 @@ const MAX_TIMER_MS = 2_147_483_647;
 /** Spec 2.2 variant A: the integrator's frontend supplies tokens from its own token broker. */
 export interface TokenProviderAuth {
   type: 'tokenProvider';
-  /** Resolves to a middleware access token; called on first use and again after a 401 (spec 5.3). */
-  getToken: () => Promise<string>;
+  /**
+   * Resolves to a middleware access token; called on first use and again after a 401 (spec 5.3). Or a
+   * token source from `brokerTokenSource(url)`: the broker call, cached page-wide, refreshed after a 401.
+   */
+  getToken: (() => Promise<string>) | TokenSource;
 }
 
 /** Spec 2.2 variant B: the SDK runs the client_credentials exchange itself. Server or kiosk only. */
@@ -61,8 +65,11 @@ export interface BioIDConfig {
 
 /** Spec 2.3. */
 export interface FingerprintReaderConfig {
-  /** A middleware bearer token, or a function resolving to one; called on demand and after a 401. */
-  getToken: string | (() => string | Promise<string>);
+  /**
+   * A middleware bearer token, or a function resolving to one; called on demand and after a 401. Or a
+   * token source from `brokerTokenSource(url)`.
+   */
+  getToken: string | (() => string | Promise<string>) | TokenSource;
   middlewareUrl: string;
   integratorId?: string;
   /** Default http://localhost:18065. */
@@ -79,6 +86,27 @@ export interface FingerprintReaderConfig {
 }
 
 const configError = (message: string) => new BioIDError('config', message);
+
+/**
+ * A field's validator: returns the value to use (its default applied) or throws a config error that
+ * names `field`. One table of these per configuration object is the single source of its key list,
+ * its unknown-key check and its validation (each field validated once, where the object is read).
+ */
+export type Check<T> = (value: unknown, field: string) => T;
+export type OptionTable = Record<string, Check<unknown>>;
+export type Options<T extends OptionTable> = { [K in keyof T]: ReturnType<T[K]> };
+
+/**
+ * Reads `value` through `table`: an object with only the table's keys, each validated by its check.
+ * `prefix` goes before each field name in messages (`createFingerprintReader: middlewareUrl …`).
+ */
+export function readOptions<T extends OptionTable>(value: unknown, table: T, what: string, prefix = ''): Options<T> {
+  const record = requireObject(value, what);
+  rejectUnknownKeys(record, Object.keys(table), what);
+  const out: Record<string, unknown> = {};
+  for (const [key, check] of Object.entries(table)) out[key] = check(record[key], `${prefix}${key}`);
+  return out as Options<T>;
+}
 
 export function requireObject(value: unknown, what: string): Record<string, unknown> {
   if (!value || typeof value !== 'object' || Array.isArray(value)) {
@@ -112,6 +140,15 @@ export function optionalString(value: unknown, field: string): string | undefine
 
 /** An absolute http(s) URL, returned without a trailing slash so paths join predictably. */
 export function requireHttpUrl(value: unknown, field: string): string {
+  return absoluteHttpUrl(value, field, false).href.replace(/\/+$/, '');
+}
+
+/** An absolute http(s) endpoint, called as given: a query is allowed (`/wp-admin/admin-ajax.php?action=…`). */
+export function requireEndpointUrl(value: unknown, field: string): string {
+  return absoluteHttpUrl(value, field, true).href;
+}
+
+function absoluteHttpUrl(value: unknown, field: string, queryAllowed: boolean): URL {
   if (typeof value !== 'string' || value.trim() === '') {
     throw configError(`${field} is required: the absolute http(s) address, for example https://biometrics.example.com.`);
   }
@@ -128,23 +165,27 @@ export function requireHttpUrl(value: unknown, field: string): string {
   if (url.username || url.password) {
     throw configError(`${field} must not carry credentials in the URL.`);
   }
-  if (url.search || url.hash) {
-    throw configError(`${field} must be a base address without a query or fragment.`);
+  if ((url.search && !queryAllowed) || url.hash) {
+    throw configError(`${field} must be ${queryAllowed ? 'an address without a fragment' : 'a base address without a query or fragment'}.`);
   }
-  return url.href.replace(/\/+$/, '');
+  return url;
 }
 
-export function optionalHttpUrl(value: unknown, field: string, fallback: string): string {
-  return value === undefined ? fallback : requireHttpUrl(value, field);
-}
+/** Checks for option tables. */
+export const httpUrlOr =
+  (fallback: string): Check<string> =>
+  (value, field) =>
+    value === undefined ? fallback : requireHttpUrl(value, field);
 
-export function positiveMs(value: unknown, field: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > MAX_TIMER_MS) {
-    throw configError(`${field} must be a positive number of milliseconds (at most ${MAX_TIMER_MS}).`);
-  }
-  return value;
-}
+export const millisecondsOr =
+  (fallback: number): Check<number> =>
+  (value, field) => {
+    if (value === undefined) return fallback;
+    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > MAX_TIMER_MS) {
+      throw configError(`${field} must be a positive number of milliseconds (at most ${MAX_TIMER_MS}).`);
+    }
+    return value;
+  };
 
 export function optionalFunction<T>(value: unknown, field: string): T | undefined {
   if (value === undefined) return undefined;
@@ -152,18 +193,36 @@ export function optionalFunction<T>(value: unknown, field: string): T | undefine
   return value as T;
 }
 
+/** Any value: for fields another step reads (the pin, the auth object). */
+export const passThrough: Check<unknown> = (value) => value;
+
+/**
+ * The options every reader-like object shares (a reader, `BioID`, a status watch): the pin (read apart,
+ * spec 9.4), fetch, the timeout and the status interval.
+ */
+export const SHARED_OPTIONS = {
+  workstationId: passThrough,
+  deviceId: passThrough,
+  fetchImpl: optionalFunction<FetchLike>,
+  timeoutMs: millisecondsOr(DEFAULT_TIMEOUT_MS),
+  statusIntervalMs: millisecondsOr(DEFAULT_STATUS_INTERVAL_MS),
+};
+
 export interface Pin {
   workstationId: string;
   deviceId: string;
 }
 
+/** A pin id not supplied: absent, null or empty. */
+const unsupplied = (value: unknown) => value === undefined || value === null || value === '';
+
 /**
  * Spec 9.3/9.4: both ids pin the target; exactly one is a programming error, thrown as the built-in
- * TypeError (not a BioIDError) as the spec says.
+ * TypeError (not a BioIDError) as the spec says. `null` counts as not supplied, like an absent field.
  */
 export function readPin(workstationId: unknown, deviceId: unknown, where: string): Pin | undefined {
-  const hasWorkstation = workstationId !== undefined && workstationId !== '';
-  const hasDevice = deviceId !== undefined && deviceId !== '';
+  const hasWorkstation = !unsupplied(workstationId);
+  const hasDevice = !unsupplied(deviceId);
   if (hasWorkstation !== hasDevice) {
     throw new TypeError(
       `${where}: workstationId and deviceId pin the dispatch target together; ${hasWorkstation ? 'deviceId' : 'workstationId'} is missing. Give both, or neither to discover them from the local service.`,
@@ -174,4 +233,20 @@ export function readPin(workstationId: unknown, deviceId: unknown, where: string
     workstationId: requireString(workstationId, `${where}.workstationId`),
     deviceId: requireString(deviceId, `${where}.deviceId`),
   };
+}
+
+/**
+ * The realm an issuer URL names: an OpenID issuer of a Keycloak-style provider ends in `/realms/<realm>`.
+ * Returns the issuer's root and that realm (decoded), or undefined when the URL names none.
+ */
+export function realmOf(issuerUrl: string): { root: string; realm: string } | undefined {
+  const match = /^(.*)\/realms\/([^/]+)\/*$/.exec(issuerUrl);
+  if (!match) return undefined;
+  let realm = match[2]!;
+  try {
+    realm = decodeURIComponent(realm);
+  } catch {
+    // not percent-encoded text: the segment as written
+  }
+  return { root: match[1]!, realm };
 }

@@ -2,7 +2,7 @@
  * The local hardware service (spec 4.3): discovery of the workstation and device to name on dispatch
  * (GET /status) and the test-capture diagnostic. Enroll, verify and search never come here (spec 9.1).
  */
-import { BioIDError } from './errors.js';
+import { BioIDError, sentence } from './errors.js';
 import { describeReply, joinPath, send, type FetchLike, type Reply } from './http.js';
 
 export interface LocalServiceContext {
@@ -14,13 +14,16 @@ export interface LocalServiceContext {
 export interface DeviceInfo {
   deviceId: string;
   model?: string;
+  /** False when the service says the device is unplugged; a device listed without the field counts as connected. */
   connected: boolean;
+  [extra: string]: unknown;
 }
 
 /** The /status payload of the wire contract. */
 export interface LocalStatus {
   workstationId: string;
   devices: DeviceInfo[];
+  [extra: string]: unknown;
 }
 
 export interface TestCaptureResult {
@@ -50,15 +53,19 @@ export function pickTarget(status: LocalStatus, localServiceUrl: string): { work
       `No fingerprint reader is connected to workstation ${status.workstationId} (reported by ${localServiceUrl}/status). Plug in the reader and try again.`,
     );
   }
+  if (!isId(device.deviceId)) {
+    throw new BioIDError('local-service', `The local hardware service at ${localServiceUrl}/status named a device whose deviceId is not ${ID_RULE}.`, {
+      retryable: false,
+    });
+  }
   return { workstationId: status.workstationId, deviceId: device.deviceId };
 }
 
 export async function testCapture(ctx: LocalServiceContext, deviceId: string, signal?: AbortSignal): Promise<TestCaptureResult> {
   const reply = await callLocalService(ctx, { path: 'test-capture', method: 'POST', body: { deviceId }, signal });
   const body = reply.json as Record<string, unknown> | undefined;
-  if (!body || typeof body !== 'object' || typeof body.quality !== 'number' || typeof body.deviceId !== 'string') {
-    throw malformed(reply, 'expected { deviceId, quality, image? }');
-  }
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw malformed(reply, 'expected a JSON object');
+  // The image is shown on the page: only an image data URL is taken.
   if (body.image !== undefined && (typeof body.image !== 'string' || !/^data:image\//.test(body.image))) {
     throw malformed(reply, 'image must be a data:image/… URL');
   }
@@ -87,37 +94,39 @@ async function callLocalService(
     throw error;
   }
   if (!reply.ok) {
-    throw new BioIDError('local-service', `The local hardware service at ${url} answered HTTP ${reply.status}: ${describeReply(reply)}.`, {
+    throw new BioIDError('local-service', sentence(`The local hardware service at ${url} answered HTTP ${reply.status}: ${describeReply(reply)}`), {
       status: reply.status,
     });
   }
   return reply;
 }
 
+/**
+ * Tolerant reader: the SDK acts only on the workstation id and the devices' ids and `connected` flags,
+ * so only those are checked; every other field passes through.
+ */
 function parseStatus(reply: Reply): LocalStatus {
   const body = reply.json as Record<string, unknown> | undefined;
   if (!body || typeof body !== 'object' || Array.isArray(body)) throw malformed(reply, 'expected a JSON object');
   const { workstationId, devices } = body;
-  if (typeof workstationId !== 'string' || workstationId === '') throw malformed(reply, 'workstationId is missing');
+  if (!isId(workstationId)) throw malformed(reply, `workstationId must be ${ID_RULE}`);
   if (!Array.isArray(devices)) throw malformed(reply, 'devices is not a list');
-  const parsed: DeviceInfo[] = devices.map((d, i) => {
-    const device = d as Record<string, unknown> | null;
-    if (!device || typeof device !== 'object' || typeof device.deviceId !== 'string' || device.deviceId === '' || typeof device.connected !== 'boolean') {
-      throw malformed(reply, `devices[${i}] needs a deviceId string and a connected boolean`);
-    }
-    return {
-      deviceId: device.deviceId,
-      connected: device.connected,
-      ...(typeof device.model === 'string' ? { model: device.model } : {}),
-    };
-  });
-  return { workstationId, devices: parsed };
+  const parsed: DeviceInfo[] = devices
+    .filter((d): d is Record<string, unknown> => !!d && typeof d === 'object')
+    .map((device) => ({ ...device, deviceId: device.deviceId as string, connected: device.connected !== false }));
+  return { ...body, workstationId, devices: parsed };
 }
+
+const ID_RULE = 'a non-empty string of at most 256 printable characters';
+
+/** An id from the local service that may be named in a dispatch. */
+const isId = (value: unknown): value is string =>
+  typeof value === 'string' && value.length > 0 && value.length <= 256 && /^[\x20-\x7E\u00A0-\uFFFF]+$/.test(value);
 
 function malformed(reply: Reply, what: string): BioIDError {
   return new BioIDError(
     'local-service',
-    `The local hardware service at ${reply.url} answered with an unexpected payload (${what}): ${describeReply(reply)}. Is something else listening on that port?`,
+    `${sentence(`The local hardware service at ${reply.url} answered with an unexpected payload (${what}): ${describeReply(reply)}`)} Is something else listening on that port?`,
     { status: reply.status, retryable: false },
   );
 }

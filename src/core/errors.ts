@@ -11,6 +11,12 @@ export type BioIDErrorCode =
   | 'config'
   /** No token could be obtained: `getToken` threw or returned garbage, or the IdP exchange failed. */
   | 'auth'
+  /** The token broker answered 401/403, redirected (to a login page) or sent an HTML page: sign in again. */
+  | 'session-expired'
+  /** The token broker failed (5xx, a garbage answer, network, timeout); the session may be fine. */
+  | 'broker-unavailable'
+  /** The browser sent no cookie to a token broker on another site (the broker answered reason "no-cookie"). */
+  | 'cookie-blocked'
   /** The middleware still answered 401 after one refresh and retry. */
   | 'unauthorized'
   /** The middleware answered 403: the token is valid but not allowed; refreshing would not help. */
@@ -67,18 +73,22 @@ export class BioIDError extends Error {
   }
 }
 
+/** The codes of a failure to obtain a token: which token source failed, and how. */
+export type TokenErrorCode = 'auth' | 'session-expired' | 'broker-unavailable' | 'cookie-blocked';
+
 /**
  * No middleware token could be obtained (spec 5.7, 7: a throwing `getToken` of a reader). The same class
- * serves every token source, so one `instanceof` check covers "the user's session or credentials are gone".
+ * serves every token source, so one `instanceof` check covers "no token"; `code` tells which failure:
+ * `auth` (a getToken or IdP failure), or the token broker's `session-expired`, `broker-unavailable`,
+ * `cookie-blocked`.
  */
 export class ReaderAuthError extends BioIDError {
-  constructor(message: string, options: BioIDErrorOptions = {}) {
-    super('auth', message, options);
+  declare readonly code: TokenErrorCode;
+  constructor(message: string, options: BioIDErrorOptions & { code?: TokenErrorCode } = {}) {
+    super(options.code ?? 'auth', message, options);
     this.name = 'ReaderAuthError';
   }
 }
-
-export const isBioIDError = (value: unknown): value is BioIDError => value instanceof BioIDError;
 
 /** The message of anything thrown: an Error's message, else its text; never throws (hostile toString). */
 export function messageOf(value: unknown): string {
@@ -98,6 +108,9 @@ const TOKEN_LIKE = [
   // access_token / client_secret / subject_token values in JSON or form text.
   /((?:access|refresh|id|subject)_token|client_secret)("?\s*[:=]\s*"?)[^\s"&,}]+/gi,
 ];
+
+/** `text` as one sentence: a final period added only when it does not already end in one. */
+export const sentence = (text: string): string => (/[.!?…]$/.test(text) ? text : `${text}.`);
 
 /**
  * Text received from a server (middleware, IdP, local service) goes into messages only through here:

@@ -3,6 +3,7 @@
  * `idpClientCredentials` strategy and the reference token broker (`bioid-sdk/broker`), including the
  * RFC 8693 token-exchange variant the broker offers.
  */
+import { realmOf } from './config.js';
 import { BioIDError } from './errors.js';
 import { joinPath, send, type FetchLike } from './http.js';
 import { parseTokenResponse } from './token-response.js';
@@ -31,17 +32,15 @@ export interface ExchangeOptions {
  * absent. The operator's default issuer and realm are not published, so one of the two must name a realm.
  */
 export function tokenEndpoint(issuerUrl: string, realm?: string): string {
-  const base = issuerUrl.replace(/\/+$/, '');
-  const match = /^(.*)\/realms\/([^/]+)$/.exec(base);
-  if (match) {
-    const [, root, realmInUrl] = match as unknown as [string, string, string];
-    if (realm !== undefined && realm !== decodeURIComponent(realmInUrl)) {
+  const named = realmOf(issuerUrl);
+  if (named) {
+    if (realm !== undefined && realm !== named.realm) {
       throw new BioIDError(
         'config',
-        `auth.realm "${realm}" contradicts the realm "${decodeURIComponent(realmInUrl)}" in auth.issuerUrl; give one of them.`,
+        `auth.realm "${realm}" contradicts the realm "${named.realm}" in auth.issuerUrl; give one of them.`,
       );
     }
-    return joinPath(root, `realms/${realmInUrl}/protocol/openid-connect/token`);
+    return joinPath(named.root, `realms/${encodeURIComponent(named.realm)}/protocol/openid-connect/token`);
   }
   if (realm === undefined) {
     throw new BioIDError(
@@ -49,7 +48,7 @@ export function tokenEndpoint(issuerUrl: string, realm?: string): string {
       'auth.realm is required: the operator\'s default realm is not published. Pass realm, or an issuerUrl ending in /realms/<realm>.',
     );
   }
-  return joinPath(base, `realms/${encodeURIComponent(realm)}/protocol/openid-connect/token`);
+  return joinPath(issuerUrl, `realms/${encodeURIComponent(realm)}/protocol/openid-connect/token`);
 }
 
 /** The form of the client_credentials grant (spec 4.2): grant_type, client_id, client_secret, audience, scope. */

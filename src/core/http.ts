@@ -23,8 +23,12 @@ export interface SendRequest {
   /** A JSON value (sent as application/json) or URLSearchParams (sent as a form). */
   body?: unknown;
   credentials?: RequestCredentials;
-  /** 'manual' lets a caller see a redirect (a login page) instead of following it. */
-  redirect?: RequestRedirect;
+  /**
+   * Redirects are never followed (a secret or token must not travel on to another address). By default a
+   * redirect is a `bad-response` error naming the URL; `true` hands it to the caller as a reply instead
+   * (the broker client reads a redirect as "signed out").
+   */
+  redirectIsReply?: boolean;
 }
 
 export interface Reply {
@@ -80,11 +84,19 @@ export async function send(request: SendRequest, options: SendOptions): Promise<
       body,
       signal: controller.signal,
       credentials: request.credentials,
-      redirect: request.redirect,
+      redirect: 'manual',
       cache: 'no-store',
     });
     const text = await response.text();
-    return toReply(url, response, text);
+    const reply = toReply(url, response, text);
+    if (isRedirect(reply) && !request.redirectIsReply) {
+      throw new BioIDError(
+        'bad-response',
+        `${capitalize(options.peer)} at ${url} answered with a redirect${reply.status ? ` (HTTP ${reply.status})` : ''}, which is never followed; configure the final address.`,
+        { status: reply.status || undefined, retryable: false },
+      );
+    }
+    return reply;
   } catch (error) {
     if (timedOut) {
       throw new BioIDError(
@@ -104,6 +116,11 @@ export async function send(request: SendRequest, options: SendOptions): Promise<
     clearTimeout(timer);
     options.signal?.removeEventListener('abort', onCallerAbort);
   }
+}
+
+/** A redirect not followed: 'opaqueredirect' in a browser, the 3xx itself elsewhere, `redirected` if a fetch stand-in followed it anyway. */
+export function isRedirect(reply: Reply): boolean {
+  return reply.type === 'opaqueredirect' || (reply.status >= 300 && reply.status < 400) || (reply.redirected && reply.status < 500);
 }
 
 function toReply(url: string, response: Response, text: string): Reply {
@@ -160,12 +177,6 @@ export function describeReply(reply: Reply): string {
   if (reply.html) return 'an HTML page, not JSON (a login page or a proxy error?)';
   if (!reply.text.trim()) return 'an empty body';
   return scrubServerText(reply.text);
-}
-
-/** Joins a base URL (with or without a trailing slash or a path prefix) and path segments, encoding each segment. */
-export function joinUrl(base: string, ...segments: string[]): string {
-  const trimmed = base.replace(/\/+$/, '');
-  return [trimmed, ...segments.map((s) => encodeURIComponent(s))].join('/');
 }
 
 /** Joins a base URL and a fixed path such as `orchestrator/verify` (no encoding: the path is ours). */

@@ -4,7 +4,7 @@
  * `BioIDError` codes (spec 7: 503 "Target workstation is not currently live." has its own code).
  */
 import type { TokenSource } from './auth.js';
-import { BioIDError, WORKSTATION_OFFLINE_TEXT } from './errors.js';
+import { BioIDError, WORKSTATION_OFFLINE_TEXT, sentence } from './errors.js';
 import { describeReply, joinPath, send, type FetchLike, type Reply } from './http.js';
 
 export interface MiddlewareContext {
@@ -37,12 +37,12 @@ export async function callMiddleware(ctx: MiddlewareContext, call: MiddlewareCal
     );
   };
 
-  const token = await ctx.tokens.get(call.signal);
+  let token = await ctx.tokens.get(call.signal);
   let reply = await attempt(token);
   if (reply.status === 401) {
     // Spec 5.3: a new token, then the same request once more. A second 401 is final.
-    const fresh = await ctx.tokens.refresh(token, call.signal);
-    reply = await attempt(fresh);
+    token = await ctx.tokens.refresh(token, call.signal);
+    reply = await attempt(token);
   }
   if (!reply.ok) throw middlewareError(reply);
   if (!reply.json || typeof reply.json !== 'object' || Array.isArray(reply.json)) {
@@ -52,7 +52,21 @@ export async function callMiddleware(ctx: MiddlewareContext, call: MiddlewareCal
       { status: reply.status, retryable: false },
     );
   }
+  // Answers pass through to callers, events and pages: one that echoes the bearer token is refused.
+  if (holds(reply.json, token)) {
+    throw new BioIDError('bad-response', `The middleware at ${url} echoed the bearer token in its answer; it was refused so the token cannot reach the page.`, {
+      status: reply.status,
+      retryable: false,
+    });
+  }
   return reply.json as Record<string, unknown>;
+}
+
+/** True when a string anywhere in `value` (keys included) contains `text`. */
+function holds(value: unknown, text: string, depth = 0): boolean {
+  if (typeof value === 'string') return value.includes(text);
+  if (!value || typeof value !== 'object' || depth > 32) return false;
+  return Object.entries(value).some(([key, item]) => key.includes(text) || holds(item, text, depth + 1));
 }
 
 export function middlewareError(reply: Reply): BioIDError {
@@ -73,9 +87,9 @@ export function middlewareError(reply: Reply): BioIDError {
     return new BioIDError('forbidden', `${where} refused the request (HTTP 403: ${said}); the integrator's token lacks permission for it.`, { status, retryable: false });
   }
   if (status === 404) {
-    return new BioIDError('not-found', `${where} answered HTTP 404: ${said}.`, { status, retryable: false });
+    return new BioIDError('not-found', sentence(`${where} answered HTTP 404: ${said}`), { status, retryable: false });
   }
-  return new BioIDError('middleware', `${where} answered HTTP ${status}: ${said}.`, {
+  return new BioIDError('middleware', sentence(`${where} answered HTTP ${status}: ${said}`), {
     status,
     retryable: status >= 500 || status === 429 || status === 408,
   });

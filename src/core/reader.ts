@@ -1,36 +1,37 @@
 /**
- * The fingerprint reader (spec 2.3, 9): discovery or pinning of the dispatch target, and enroll, verify
- * and search dispatched through the middleware orchestrator. `bio.reader` and `createFingerprintReader`
- * are both this one class.
+ * The fingerprint reader (spec 2.3, 9): the whole flow of an operation, in one place. A dispatch gets
+ * the token, finds the target (discovered through the local service, pinned, or given by the caller),
+ * then sends the capture to the middleware's orchestrator, reporting each phase through `onPhase`.
+ * `bio.reader`, `createFingerprintReader` and the elements all run this one class.
  */
-import { tokenProviderSource, type TokenSource } from './auth.js';
+import { isTokenSource, tokenProviderSource, type TokenSource } from './auth.js';
 import {
   DEFAULT_READER_SERVICE_URL,
-  DEFAULT_STATUS_INTERVAL_MS,
-  DEFAULT_TIMEOUT_MS,
-  optionalFunction,
-  optionalHttpUrl,
+  SHARED_OPTIONS,
+  httpUrlOr,
   optionalString,
-  positiveMs,
+  passThrough,
+  readOptions,
   readPin,
-  rejectUnknownKeys,
   requireHttpUrl,
-  requireObject,
   type FingerprintReaderConfig,
   type Pin,
 } from './config.js';
 import { fetchStatus, pickTarget, testCapture, type LocalServiceContext, type TestCaptureResult } from './discovery.js';
 import { BioIDError } from './errors.js';
-import type { FetchLike } from './http.js';
 import { callMiddleware, type MiddlewareContext } from './middleware.js';
-import { StatusWatcher, type ReaderStatus } from './status-watch.js';
+import { statusWatcher, type ReaderStatus, type StatusWatcher } from './status-watch.js';
 
 export interface DispatchTarget {
   workstationId: string;
   deviceId: string;
 }
 
-/** Success bodies pass through unchanged; unknown extra fields survive. */
+/**
+ * Success bodies pass through unchanged (tolerant reader, product.md 5): the SDK checks only what it acts
+ * on (verify's `match`, search's `candidates` when present), so the other fields may be missing when a
+ * middleware does not send them.
+ */
 export interface EnrollResult {
   subjectId: string;
   enrollmentId: string;
@@ -67,18 +68,35 @@ export interface EnrolledRecords {
   [extra: string]: unknown;
 }
 
-export interface CaptureOptions {
-  subjectId: string;
+/**
+ * The phases of an operation, in order: the token, the target (discovery through the local service;
+ * immediate when pinned or given), then the dispatch to the workstation, which waits for a finger.
+ * fetchEnrolled has only the first.
+ */
+export type ReaderPhase = 'token' | 'locating' | 'dispatched';
+
+export interface OperationOptions {
+  signal?: AbortSignal;
+  /** Called as each phase begins; 'dispatched' comes with the target named in the dispatch. */
+  onPhase?: (phase: ReaderPhase, target?: DispatchTarget) => void;
+}
+
+export interface SearchOptions extends OperationOptions {
   /** Per-operation attribution of the end user who acted (spec 5.8); sent in the dispatch body. */
   agentId?: string;
-  signal?: AbortSignal;
+  /** Dispatch to this workstation and device, without asking the local service. */
+  target?: DispatchTarget;
+}
+
+export interface CaptureOptions extends SearchOptions {
+  subjectId: string;
 }
 
 export interface FingerprintReader {
   enroll(o: CaptureOptions): Promise<EnrollResult>;
   verify(o: CaptureOptions): Promise<VerifyResult>;
-  search(o?: { agentId?: string; signal?: AbortSignal }): Promise<SearchResult>;
-  fetchEnrolled(o: { subjectId: string; signal?: AbortSignal }): Promise<EnrolledRecords>;
+  search(o?: SearchOptions): Promise<SearchResult>;
+  fetchEnrolled(o: { subjectId: string } & OperationOptions): Promise<EnrolledRecords>;
   testCapture(o?: { signal?: AbortSignal }): Promise<TestCaptureResult>;
   /** The workstation and device the next dispatch names: the pinned ids, or those discovered now. */
   target(o?: { signal?: AbortSignal }): Promise<DispatchTarget>;
@@ -97,58 +115,50 @@ export interface ReaderParts {
   statusIntervalMs: number;
 }
 
-export class FingerprintReaderImpl implements FingerprintReader {
+class FingerprintReaderImpl implements FingerprintReader {
   private readonly lifetime = new AbortController();
-  private readonly watcher: StatusWatcher;
+  private readonly unwatches = new Set<() => void>();
 
-  constructor(private readonly parts: ReaderParts) {
-    this.watcher = new StatusWatcher(parts.localService, parts.pin, parts.statusIntervalMs);
-  }
+  constructor(private readonly parts: ReaderParts) {}
 
   get pinned(): boolean {
     return this.parts.pin !== undefined;
   }
 
   async target(o: { signal?: AbortSignal } = {}): Promise<DispatchTarget> {
-    const signal = this.signalFor(o.signal);
+    const signal = this.signalFor(o?.signal);
     if (this.parts.pin) return { ...this.parts.pin }; // spec 9.3: no discovery when pinned
     const status = await fetchStatus(this.parts.localService, signal);
     return pickTarget(status, this.parts.localService.localServiceUrl);
   }
 
   async enroll(o: CaptureOptions): Promise<EnrollResult> {
-    const subjectId = subjectOf(o, 'enroll');
-    return this.dispatch('enroll', { subjectId }, o, (body) => {
-      expect(body, 'enroll', { enrollmentId: 'string' });
-    });
+    return this.dispatch('enroll', { subjectId: subjectOf(o, 'enroll') }, o);
   }
 
   async verify(o: CaptureOptions): Promise<VerifyResult> {
-    const subjectId = subjectOf(o, 'verify');
-    return this.dispatch('verify', { subjectId }, o, (body) => {
-      expect(body, 'verify', { match: 'boolean', verificationId: 'string' });
-    });
+    const body = await this.dispatch<VerifyResult>('verify', { subjectId: subjectOf(o, 'verify') }, o);
+    // The one field every caller acts on: a match must be a real boolean, never a truthy string.
+    if (typeof body.match !== 'boolean') throw unexpected('verify', 'match is not a boolean');
+    return body;
   }
 
-  async search(o: { agentId?: string; signal?: AbortSignal } = {}): Promise<SearchResult> {
-    return this.dispatch('search', {}, o ?? {}, (body) => {
-      const { candidates } = body;
-      if (!Array.isArray(candidates)) throw unexpected('search', 'candidates is not a list');
-      candidates.forEach((c, i) => expect(c, `search candidates[${i}]`, { subjectId: 'string', score: 'number' }));
-      expect(body, 'search', { searchId: 'string' });
-    });
+  async search(o: SearchOptions = {}): Promise<SearchResult> {
+    const body = await this.dispatch<SearchResult>('search', {}, o ?? {});
+    if (body.candidates !== undefined && !Array.isArray(body.candidates)) throw unexpected('search', 'candidates is not a list');
+    return body;
   }
 
-  async fetchEnrolled(o: { subjectId: string; signal?: AbortSignal }): Promise<EnrolledRecords> {
+  async fetchEnrolled(o: { subjectId: string } & OperationOptions): Promise<EnrolledRecords> {
     const subjectId = subjectOf(o, 'fetchEnrolled');
+    const signal = this.signalFor(o.signal);
+    const onPhase = phaseListener(o.onPhase);
+    onPhase('token');
     const body = await callMiddleware(this.parts.middleware, {
       method: 'GET',
       path: `biometrics/${encodeURIComponent(subjectId)}`,
-      signal: this.signalFor(o.signal),
+      signal,
     });
-    const { records } = body;
-    if (!Array.isArray(records)) throw unexpected('fetchEnrolled', 'records is not a list');
-    records.forEach((r, i) => expect(r, `fetchEnrolled records[${i}]`, { enrollmentId: 'string' }));
     return body as EnrolledRecords;
   }
 
@@ -160,27 +170,48 @@ export class FingerprintReaderImpl implements FingerprintReader {
 
   watchStatus(listener: (s: ReaderStatus) => void): () => void {
     if (typeof listener !== 'function') throw new BioIDError('config', 'watchStatus(listener): listener must be a function.');
-    return this.watcher.watch(listener);
+    if (this.lifetime.signal.aborted) return () => {};
+    const stop = this.watcher().watch(listener);
+    const unwatch = () => {
+      this.unwatches.delete(unwatch);
+      stop();
+    };
+    this.unwatches.add(unwatch);
+    return unwatch;
+  }
+
+  /** The reader's status watcher: the page-wide one of its local service, or its own (a pin or a fetchImpl of its own). */
+  private statusWatcher: StatusWatcher | undefined;
+  private watcher(): StatusWatcher {
+    const { localService, pin, statusIntervalMs } = this.parts;
+    return (this.statusWatcher ??= statusWatcher(localService, pin, statusIntervalMs));
   }
 
   close(): void {
     this.lifetime.abort();
-    this.watcher.close();
+    for (const unwatch of [...this.unwatches]) unwatch();
   }
 
+  /** Token, target, then the orchestrator (spec 9.1: never the local service), each phase reported. */
   private async dispatch<T>(
     operation: 'enroll' | 'verify' | 'search',
     fields: Record<string, string>,
-    o: { agentId?: string; signal?: AbortSignal },
-    check: (body: Record<string, unknown>) => void,
+    o: SearchOptions,
   ): Promise<T> {
     const agentId = o.agentId;
     if (agentId !== undefined && (typeof agentId !== 'string' || agentId === '')) {
       throw new BioIDError('config', `${operation}: agentId must be a non-empty string when given.`);
     }
+    const given = o.target === undefined ? undefined : readPin(o.target?.workstationId, o.target?.deviceId, `${operation}: target`);
     const signal = this.signalFor(o.signal);
-    const target = await this.target({ signal });
-    // Spec 9.1: dispatched to the middleware orchestrator, never to the local service.
+    const onPhase = phaseListener(o.onPhase);
+    const { tokens } = this.parts.middleware;
+    onPhase('token');
+    // The token first: a signed-out user learns it before anyone is asked for a finger.
+    await tokens.get(signal);
+    onPhase('locating');
+    const target = given ?? (await this.target({ signal }));
+    onPhase('dispatched', target);
     const body = await callMiddleware(this.parts.middleware, {
       method: 'POST',
       path: `orchestrator/${operation}`,
@@ -188,7 +219,6 @@ export class FingerprintReaderImpl implements FingerprintReader {
       dispatch: true,
       signal,
     });
-    check(body);
     return body as T;
   }
 
@@ -206,36 +236,43 @@ export class FingerprintReaderImpl implements FingerprintReader {
   }
 }
 
+/** The caller's phase listener; one that throws must not break the operation. */
+function phaseListener(listener: OperationOptions['onPhase']): NonNullable<OperationOptions['onPhase']> {
+  if (listener !== undefined && typeof listener !== 'function') throw new BioIDError('config', 'onPhase must be a function.');
+  return (phase, target) => {
+    try {
+      listener?.(phase, target);
+    } catch (error) {
+      queueMicrotask(() => {
+        throw error;
+      });
+    }
+  };
+}
+
 function subjectOf(o: unknown, operation: string): string {
   const subjectId = (o as { subjectId?: unknown } | undefined)?.subjectId;
   if (typeof subjectId !== 'string' || subjectId.trim() === '') {
     throw new BioIDError('config', `${operation}: subjectId is required and must be a non-empty string.`);
   }
-  return subjectId;
-}
-
-/** Checks the fields the SDK and its callers rely on; anything else passes through unchecked. */
-function expect(body: unknown, operation: string, fields: Record<string, 'string' | 'boolean' | 'number'>): void {
-  if (!body || typeof body !== 'object') throw unexpected(operation, 'not an object');
-  for (const [field, type] of Object.entries(fields)) {
-    if (typeof (body as Record<string, unknown>)[field] !== type) throw unexpected(operation, `${field} is not a ${type}`);
+  // A path segment of "." or ".." would address another resource (fetchEnrolled's {middlewareUrl}/biometrics/..).
+  if (subjectId === '.' || subjectId === '..') {
+    throw new BioIDError('config', `${operation}: subjectId must not be "." or "..".`);
   }
+  return subjectId;
 }
 
 const unexpected = (operation: string, what: string) =>
   new BioIDError('bad-response', `The middleware's ${operation} answer is not as expected: ${what}.`, { retryable: false });
 
-const READER_KEYS = [
-  'getToken',
-  'middlewareUrl',
-  'integratorId',
-  'localServiceUrl',
-  'workstationId',
-  'deviceId',
-  'fetchImpl',
-  'timeoutMs',
-  'statusIntervalMs',
-] as const;
+/** Spec 2.3, one table: every option of a reader, its check and its default. The pin is read apart (a TypeError). */
+const READER_OPTIONS = {
+  getToken: passThrough,
+  middlewareUrl: requireHttpUrl,
+  integratorId: optionalString,
+  localServiceUrl: httpUrlOr(DEFAULT_READER_SERVICE_URL),
+  ...SHARED_OPTIONS,
+};
 
 /**
  * A standalone reader (spec 2.3) with its own getToken. Exactly one of workstationId and deviceId is
@@ -246,37 +283,35 @@ export function createFingerprintReader(config: FingerprintReaderConfig): Finger
 }
 
 /**
- * The one place a reader is configured: standalone readers, `bio.reader` and the elements all come
- * through here. `tokens`, when given, replaces `getToken`: `bio.reader` takes them from its auth
- * strategy, the elements from the page-wide cache of their token broker.
+ * The one place a reader is configured: standalone readers and the elements come through here. `tokens`,
+ * when given, replaces `getToken`: the elements take them from the page-wide cache of their token broker.
  */
 export function readerFrom(config: unknown, where: string, tokens?: TokenSource): FingerprintReader {
-  const c = requireObject(config, `${where}(config)`);
-  const pin = readPin(c.workstationId, c.deviceId, where);
-  rejectUnknownKeys(c, READER_KEYS, `${where}(config)`);
-  const timeoutMs = positiveMs(c.timeoutMs, `${where}: timeoutMs`, DEFAULT_TIMEOUT_MS);
+  const pin = readPin((config as Partial<Pin> | null)?.workstationId, (config as Partial<Pin> | null)?.deviceId, where);
+  const c = readOptions(config, READER_OPTIONS, `${where}(config)`, `${where}: `);
   const getToken = c.getToken;
+  if (isTokenSource(getToken)) return newReader(c, c.localServiceUrl, getToken, pin);
   if (!tokens && typeof getToken !== 'function' && (typeof getToken !== 'string' || getToken === '')) {
     throw new BioIDError(
       'config',
-      `${where}: getToken is required: a function resolving to a middleware access token (from your token broker), or the token itself.`,
+      `${where}: getToken is required: a function resolving to a middleware access token (from your token broker), the token itself, or brokerTokenSource(url).`,
     );
   }
-  const fetchImpl = optionalFunction<FetchLike>(c.fetchImpl, `${where}: fetchImpl`);
+  return newReader(c, c.localServiceUrl, tokens ?? tokenProviderSource(getToken as string | (() => string | Promise<string>), c.timeoutMs), pin);
+}
+
+/** A reader from options already read (by `readerFrom` or `BioID`): nothing is validated twice. */
+export function newReader(
+  c: Pick<MiddlewareContext, 'middlewareUrl' | 'integratorId' | 'fetchImpl' | 'timeoutMs'> & { statusIntervalMs: number },
+  localServiceUrl: string,
+  tokens: TokenSource,
+  pin: Pin | undefined,
+): FingerprintReader {
+  const { middlewareUrl, integratorId, fetchImpl, timeoutMs } = c;
   return new FingerprintReaderImpl({
-    middleware: {
-      middlewareUrl: requireHttpUrl(c.middlewareUrl, `${where}: middlewareUrl`),
-      tokens: tokens ?? tokenProviderSource(getToken as FingerprintReaderConfig['getToken'], timeoutMs),
-      integratorId: optionalString(c.integratorId, `${where}: integratorId`),
-      fetchImpl,
-      timeoutMs,
-    },
-    localService: {
-      localServiceUrl: optionalHttpUrl(c.localServiceUrl, `${where}: localServiceUrl`, DEFAULT_READER_SERVICE_URL),
-      fetchImpl,
-      timeoutMs,
-    },
+    middleware: { middlewareUrl, tokens, integratorId, fetchImpl, timeoutMs },
+    localService: { localServiceUrl, fetchImpl, timeoutMs },
     pin,
-    statusIntervalMs: positiveMs(c.statusIntervalMs, `${where}: statusIntervalMs`, DEFAULT_STATUS_INTERVAL_MS),
+    statusIntervalMs: c.statusIntervalMs,
   });
 }

@@ -1,11 +1,14 @@
 /**
- * `watchStatus` (spec 9.2, 9.3): polls the local service's /status while anyone listens, reports only
+ * Reader status (spec 9.2, 9.3): polls the local service's /status while anyone listens, reports only
  * changes, backs off while the service is unreachable, pauses while the page is hidden, and never
- * polls a pinned reader.
+ * polls when pinned. It needs no middleware and no token. One watcher per local service for the whole
+ * page: every reader, `<bio-reader-status>` and operation element watching the same service shares its
+ * polling.
  */
+import { DEFAULT_READER_SERVICE_URL, SHARED_OPTIONS, httpUrlOr, readOptions, readPin, type Pin } from './config.js';
 import { fetchStatus, pickTarget, type DeviceInfo, type LocalServiceContext } from './discovery.js';
 import { BioIDError, messageOf } from './errors.js';
-import type { Pin } from './config.js';
+import type { FetchLike } from './http.js';
 
 export type ReaderState =
   /** First /status request under way. */
@@ -36,6 +39,46 @@ export type StatusListener = (status: ReaderStatus) => void;
 /** Longest wait between two polls while the service stays unreachable. */
 export const MAX_BACKOFF_MS = 60_000;
 
+/** What a status watch needs: the local service, or a pin (then nothing is polled). */
+export interface StatusWatchOptions {
+  /** Default http://localhost:18065. */
+  localServiceUrl?: string;
+  /** With deviceId: pinned, never polled (spec 9.3). Exactly one of the two is a TypeError (spec 9.4). */
+  workstationId?: string | null;
+  deviceId?: string | null;
+  /** Bound on each /status request; default 15000. */
+  timeoutMs?: number;
+  /** Interval between polls; default 3000. */
+  statusIntervalMs?: number;
+  fetchImpl?: FetchLike;
+}
+
+const WATCH_OPTIONS = { localServiceUrl: httpUrlOr(DEFAULT_READER_SERVICE_URL), ...SHARED_OPTIONS };
+
+const watchers = new Map<string, StatusWatcher>();
+
+/**
+ * Reports the reader status to `listener` (the current one at once, then each change) until the returned
+ * function is called. Polls only while someone listens, the page is visible and no pin is set.
+ */
+export function watchReaderStatus(options: StatusWatchOptions, listener: StatusListener): () => void {
+  if (typeof listener !== 'function') throw new BioIDError('config', 'watchReaderStatus(options, listener): listener must be a function.');
+  const pin = readPin(options?.workstationId, options?.deviceId, 'watchReaderStatus');
+  const o = readOptions(options, WATCH_OPTIONS, 'watchReaderStatus(options)', 'watchReaderStatus: ');
+  return statusWatcher({ localServiceUrl: o.localServiceUrl, fetchImpl: o.fetchImpl, timeoutMs: o.timeoutMs }, pin, o.statusIntervalMs).watch(
+    listener,
+  );
+}
+
+/** The page-wide watcher of one local service (a pin or a fetchImpl of its own gets a watcher of its own). */
+export function statusWatcher(ctx: LocalServiceContext, pin: Pin | undefined, intervalMs: number): StatusWatcher {
+  if (pin || ctx.fetchImpl) return new StatusWatcher(ctx, pin, intervalMs);
+  const key = `${ctx.localServiceUrl} ${ctx.timeoutMs} ${intervalMs}`;
+  let watcher = watchers.get(key);
+  if (!watcher) watchers.set(key, (watcher = new StatusWatcher(ctx, undefined, intervalMs)));
+  return watcher;
+}
+
 export class StatusWatcher {
   private readonly listeners = new Set<StatusListener>();
   private last: ReaderStatus | undefined;
@@ -43,7 +86,6 @@ export class StatusWatcher {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private inflight: AbortController | undefined;
   private failures = 0;
-  private closed = false;
   private readonly onVisibility = () => this.visibilityChanged();
 
   constructor(
@@ -53,7 +95,6 @@ export class StatusWatcher {
   ) {}
 
   watch(listener: StatusListener): () => void {
-    if (this.closed) return () => {};
     this.listeners.add(listener);
     if (this.pin) {
       // Spec 9.3: pinned ids are used unchanged; nothing to poll.
@@ -70,12 +111,6 @@ export class StatusWatcher {
       this.listeners.delete(listener);
       if (this.listeners.size === 0) this.stop();
     };
-  }
-
-  close(): void {
-    this.closed = true;
-    this.listeners.clear();
-    this.stop();
   }
 
   private start(): void {
@@ -132,7 +167,7 @@ export class StatusWatcher {
     } finally {
       if (this.inflight === controller) this.inflight = undefined;
     }
-    if (this.listeners.size === 0 || this.closed) return;
+    if (this.listeners.size === 0) return;
     this.emit(next);
     if (!isHidden()) this.timer = setTimeout(() => void this.poll(), this.delay());
   }

@@ -2,7 +2,7 @@
  * The token response of spec 2.4, `{ access_token, expires_in }`, as answered by the identity provider
  * (4.2) and by a token broker (4.1). One parser for both, so both are validated the same way.
  */
-import { ReaderAuthError } from './errors.js';
+import { ReaderAuthError, sentence } from './errors.js';
 import { describeReply, type Reply } from './http.js';
 import type { IssuedToken } from './token-cache.js';
 
@@ -12,7 +12,7 @@ import type { IssuedToken } from './token-cache.js';
  */
 export function parseTokenResponse(reply: Reply, source: string): Required<IssuedToken> {
   if (!reply.ok) {
-    throw new ReaderAuthError(`${source} answered HTTP ${reply.status}: ${describeReply(reply)}.`, {
+    throw new ReaderAuthError(sentence(`${source} answered HTTP ${reply.status}: ${describeReply(reply)}`), {
       status: reply.status,
       retryable: reply.status >= 500,
     });
@@ -25,8 +25,9 @@ export function parseTokenResponse(reply: Reply, source: string): Required<Issue
     );
   }
   const { access_token: accessToken, expires_in: expiresIn } = body as Record<string, unknown>;
-  if (typeof accessToken !== 'string' || accessToken.length === 0) {
-    throw new ReaderAuthError(`${source} answered without a non-empty string access_token.`, {
+  const token = typeof accessToken === 'string' ? headerSafeToken(accessToken) : undefined;
+  if (!token) {
+    throw new ReaderAuthError(`${source} answered without an access_token that can be sent in an HTTP header (a non-empty string without control characters).`, {
       status: reply.status,
       retryable: false,
     });
@@ -37,7 +38,20 @@ export function parseTokenResponse(reply: Reply, source: string): Required<Issue
       { status: reply.status, retryable: false },
     );
   }
-  return { accessToken, expiresIn };
+  return { accessToken: token, expiresIn };
+}
+
+/**
+ * What may follow `Bearer `: any legal HTTP header value (RFC 9110 field-value: visible characters,
+ * spaces inside, Latin-1 obs-text), whatever its alphabet (`1|abc`, `a=b`, `abc%3D` are all tokens some
+ * issuer hands out). Control characters (CR, LF, tab, DEL) are not.
+ */
+const HEADER_VALUE = /^[\x20-\x7E\x80-\xFF]+$/;
+
+/** The token to send, trimmed (a `.text()` answer ends in a newline), or undefined when it cannot be a header value. */
+export function headerSafeToken(value: string): string | undefined {
+  const token = value.trim();
+  return HEADER_VALUE.test(token) ? token : undefined;
 }
 
 function describeValue(value: unknown): string {

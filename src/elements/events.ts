@@ -3,25 +3,17 @@
  * `document` — `$(document).on('bio-result', 'bio-verify', …)` — sees it), and each name is declared
  * once, here, in `HTMLElementEventMap`.
  */
-import type { BioIDErrorCode } from '../core/errors.js';
+import { BioIDError, messageOf, scrubServerText, type BioIDErrorCode } from '../core/errors.js';
+import type { ReaderPhase } from '../core/reader.js';
 import type { ReaderState } from '../core/status-watch.js';
 
 export type BioOperation = 'enroll' | 'verify' | 'search' | 'fetchEnrolled' | 'status';
 
-/**
- * Phases an operation goes through, in order: the token from the broker, discovery of the reader
- * (skipped when pinned: it is immediate), then the dispatch to the workstation, which waits for a finger.
- */
-export type BioPhase = 'token' | 'locating' | 'dispatched';
+/** The core's phases of an operation: token, locating (immediate when pinned), dispatched. */
+export type BioPhase = ReaderPhase;
 
-/**
- * `bio-error` codes: the core's `BioIDError` codes, plus two that only the token broker produces.
- *  - `session-expired`: the broker answered 401/403, redirected (to a login page) or sent an HTML page:
- *    the user's session is gone; sign in again.
- *  - `broker-unavailable`: the broker failed (502 from its identity provider, another 5xx, a garbage
- *    answer, a network failure or a timeout); the session may be fine, try again later.
- */
-export type BioErrorCode = BioIDErrorCode | 'session-expired' | 'broker-unavailable' | 'unknown';
+/** `bio-error` codes: the core's `BioIDError` codes, and `unknown` for a failure that is not one (a bug). */
+export type BioErrorCode = BioIDErrorCode | 'unknown';
 
 export interface BioStartDetail {
   operation: BioOperation;
@@ -82,4 +74,26 @@ export function emit<K extends keyof BioEventDetails>(
   return target.dispatchEvent(
     new CustomEvent(name, { detail, bubbles: true, composed: true, cancelable: name === 'bio-start' }),
   );
+}
+
+/**
+ * Any failure of an element's work as the error its promise rejects with: core errors as they are, the
+ * built-in TypeError of half a pin as the configuration error it is. Anything else (a bug) stays itself.
+ */
+export function asBioIDError(error: unknown): unknown {
+  if (error instanceof TypeError) return new BioIDError('config', error.message, { cause: error, retryable: false });
+  return error;
+}
+
+/** The `bio-error` detail of a failure (messages pass `scrubServerText` once more: no token reaches the page). */
+export function errorDetail(operation: BioOperation, error: unknown): BioErrorDetail {
+  const known = error instanceof BioIDError;
+  const status = known ? error.status : undefined;
+  return {
+    operation,
+    code: known ? error.code : 'unknown',
+    message: scrubServerText(messageOf(error), 500),
+    ...(status !== undefined ? { status } : {}),
+    retryable: known ? error.retryable : false,
+  };
 }

@@ -1,19 +1,12 @@
 /**
  * `bioid-sdk/elements`: importing this module defines `<bio-enroll>`, `<bio-verify>`, `<bio-search>`,
- * `<bio-reader-status>` and `<bio-enrolled>` (guarded: a tag already defined is left alone).
+ * `<bio-enrolled>` and `<bio-reader-status>` (guarded: a tag already defined is left alone).
  */
-import { BioEnrolled } from './bio-enrolled.js';
-import { defineElement } from './define.js';
-import type { BioEnroll, BioReaderStatus, BioSearch, BioVerify } from './tags.js';
-
-defineElement('bio-enrolled', BioEnrolled);
-
-export { BioEnroll, BioReaderStatus, BioSearch, BioVerify } from './tags.js';
-export { BioEnrolled, defineElement };
-export { BioOperationElement } from './operation-element.js';
-export { BrokerError, clearBrokerTokens } from './broker-client.js';
-export { configureElements, type BioIDElementsConfig } from './page-config.js';
-export type { StringKey, Strings } from './i18n.js';
+export { BioEnroll, BioEnrolled, BioReaderStatus, BioSearch, BioVerify } from './tags.js';
+export { defineElement } from './define.js';
+export { clearBrokerTokens } from '../core/token-broker-client.js';
+export { configureElements, type BioIDElementsConfig } from './settings.js';
+export type { StringKey, Translation } from './localize.js';
 export type {
   BioErrorCode,
   BioErrorDetail,
@@ -25,13 +18,3 @@ export type {
   BioStartDetail,
   BioStatusDetail,
 } from './events.js';
-
-declare global {
-  interface HTMLElementTagNameMap {
-    'bio-enroll': BioEnroll;
-    'bio-verify': BioVerify;
-    'bio-search': BioSearch;
-    'bio-enrolled': BioEnrolled;
-    'bio-reader-status': BioReaderStatus;
-  }
-}

@@ -2,7 +2,8 @@ import { describe, it, beforeEach, afterEach } from 'node:test';
 import { expect, fixture, waitUntil } from '@open-wc/testing';
 import '../../src/elements/index.js';
 import type { BioVerify } from '../../src/elements/index.js';
-import { catalogs, en } from '../../src/elements/i18n.js';
+import { translations } from '../../src/elements/localize.js';
+import { en } from '../../src/elements/translations/en.js';
 import { ATTRS, installNetwork, restoreNetwork } from './network.js';
 
 const buttonText = (el: Element) => el.shadowRoot!.querySelector('button')!.textContent!.trim();
@@ -51,12 +52,11 @@ describe('localization', () => {
   it('each translation has every string, with the same placeholders as English', () => {
     const placeholders = (s: string) => (s.match(/\{\w+\}/g) ?? []).sort().join();
     for (const lang of ['de', 'fr', 'es']) {
-      const catalog = catalogs[lang]!;
+      const catalog = translations[lang]!;
       for (const key of Object.keys(en) as (keyof typeof en)[]) {
         expect(catalog[key], `${lang}.${key}`).to.be.a('string').and.not.equal('');
         expect(placeholders(catalog[key]), `${lang}.${key}`).to.equal(placeholders(en[key]));
       }
-      // Line order matches the English keys: the last line is the advice naming the attributes.
       expect(catalog.advicePin).to.contain('workstation-id');
       expect(catalog.enroll).not.to.equal(en.enroll);
     }

@@ -4,7 +4,7 @@
  * hardware service. `restore()` puts the real fetch back (call it in afterEach).
  */
 import { fakeNetwork, json } from '../support/fake-network.js';
-import { clearBrokerTokens } from '../../src/elements/broker-client.js';
+import { clearBrokerTokens } from '../../src/index.js';
 
 export const MIDDLEWARE = 'https://mw.example.test';
 export const LOCAL = 'http://127.0.0.1:18065';

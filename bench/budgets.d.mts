@@ -1,0 +1,2 @@
+export declare const BUNDLE_BUDGET: number;
+export declare const CORE_BUDGET: number;

@@ -1,0 +1,10 @@
+// Reads bench/budgets.json, the one table of size ceilings (decisions.md): the size test of `npm test`
+// and `npm run bench` both take their numbers from here.
+import { readFileSync } from 'node:fs';
+
+const table = JSON.parse(readFileSync(new URL('./budgets.json', import.meta.url), 'utf8'));
+
+/** Ceiling of dist/bioid-elements.js, bytes min+gzip. */
+export const BUNDLE_BUDGET = table.bundle.ceiling;
+/** Ceiling of the core entry dist/index.js (bundled and minified in memory), bytes min+gzip. */
+export const CORE_BUDGET = table.core.ceiling;

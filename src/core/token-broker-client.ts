@@ -1,0 +1,91 @@
+/**
+ * The client of the integrator's token broker (spec 4.1): GET with the session cookie and the anti-CSRF
+ * header, validated by `parseTokenResponse`, cached by `TokenCache`. One cache per broker URL for the whole
+ * page, so every reader and element naming the same broker shares one broker call per token lifetime
+ * (single flight, refreshed just under expires_in). Its failures are `ReaderAuthError`s whose code tells
+ * "sign in again" (`session-expired`), "the browser withheld the cookie" (`cookie-blocked`) and "try again
+ * later" (`broker-unavailable`) apart.
+ */
+import { cachedTokenSource, type TokenSource } from './auth.js';
+import { DEFAULT_TIMEOUT_MS, millisecondsOr, readOptions, requireEndpointUrl } from './config.js';
+import { ReaderAuthError, messageOf, type TokenErrorCode } from './errors.js';
+import { describeReply, isRedirect, send, type Reply } from './http.js';
+import { parseTokenResponse } from './token-response.js';
+import { TokenCache, type IssuedToken } from './token-cache.js';
+
+export interface BrokerTokenSourceOptions {
+  /** Bound on each broker call; default 15000. */
+  timeoutMs?: number;
+}
+
+const OPTIONS = { timeoutMs: millisecondsOr(DEFAULT_TIMEOUT_MS) };
+const caches = new Map<string, TokenCache>();
+
+/**
+ * The page-wide token source of the broker at `url` (absolute): pass it as a reader's `getToken`
+ * source, or use it as `auth: { type: 'tokenProvider', getToken: () => source.get() }`.
+ */
+export function brokerTokenSource(url: string, options: BrokerTokenSourceOptions = {}): TokenSource {
+  const endpoint = requireEndpointUrl(url, 'brokerTokenSource: url');
+  const { timeoutMs } = readOptions(options, OPTIONS, 'brokerTokenSource(url, options)');
+  let cache = caches.get(endpoint);
+  if (!cache) {
+    cache = new TokenCache(() => fetchBrokerToken(endpoint, timeoutMs));
+    caches.set(endpoint, cache);
+  }
+  return cachedTokenSource(cache);
+}
+
+/** Forgets every broker token of the page (call it on sign-out). */
+export function clearBrokerTokens(): void {
+  for (const cache of caches.values()) cache.clear();
+  caches.clear();
+}
+
+const failure = (code: TokenErrorCode, message: string, reply?: Reply, retryable = code === 'broker-unavailable') =>
+  new ReaderAuthError(message, { code, retryable, ...(reply?.status ? { status: reply.status } : {}) });
+
+async function fetchBrokerToken(url: string, timeoutMs: number): Promise<IssuedToken> {
+  const source = `The token broker at ${url}`;
+  let reply: Reply;
+  try {
+    reply = await send(
+      // A redirect is a reply here: a login page on another origin would otherwise hide behind a CORS failure.
+      { url, method: 'GET', headers: { Accept: 'application/json', 'X-CSRF': '1' }, credentials: 'include', redirectIsReply: true },
+      { timeoutMs, peer: 'the token broker' },
+    );
+  } catch (error) {
+    throw new ReaderAuthError(messageOf(error), { code: 'broker-unavailable', cause: error, retryable: true });
+  }
+  if (reply.status === 401 && (reply.json as { reason?: unknown } | undefined)?.reason === 'no-cookie') {
+    throw failure(
+      'cookie-blocked',
+      `${source} received no session cookie: the browser does not send cookies to a broker on another site (SameSite, third-party cookie blocking). Host the token broker on this page's site.`,
+      reply,
+      false,
+    );
+  }
+  const session = sessionGone(reply);
+  if (session) throw failure('session-expired', `${source} ${session}: the session has ended.`, reply);
+  try {
+    return parseTokenResponse(reply, source);
+  } catch (error) {
+    const status = reply.status;
+    throw new ReaderAuthError(messageOf(error), {
+      code: 'broker-unavailable',
+      cause: error,
+      status,
+      retryable: status >= 500 || status === 429,
+    });
+  }
+}
+
+/** Why the reply means "no session", or undefined when it does not. */
+function sessionGone(reply: Reply): string | undefined {
+  if (reply.status === 401 || reply.status === 403) return `answered HTTP ${reply.status} (${describeReply(reply)})`;
+  // A gateway that bounces unauthenticated calls to a login page.
+  if (isRedirect(reply)) return 'redirected (to a login page?)';
+  // A login page served in place (200 text/html) is the same story; a 5xx HTML page is a proxy error.
+  if (reply.html && reply.status < 500) return 'sent an HTML page (a login page?)';
+  return undefined;
+}

@@ -1,0 +1,90 @@
+// The base class of every element (see its JSDoc, which feeds custom-elements.json for every tag).
+import { LitElement, type PropertyDeclarations } from 'lit';
+import type { Translation } from './localize.js';
+import { version } from '../version.js';
+import { defineElement } from './define.js';
+import { emit, type BioEventDetails } from './events.js';
+import { LocalizeController } from './localize.js';
+import { effectiveSettings, settingProperties, type Settings } from './settings.js';
+import { baseStyles } from './styles.js';
+
+/**
+ * The base of every element: the settings every tag shares (one table, `settings.ts`), the SDK version
+ * mark for the define guard, the shared styles, the localization controller, and `emit`.
+ *
+ * @attr middleware-url - Address of the biometrics middleware (relative URLs resolve against the page). Required for operations.
+ * @attr token-endpoint - URL of the integrator's token broker (GET, session cookie, `X-CSRF: 1`); or set the `getToken` property.
+ * @attr integrator-id - Sent as X-Integrator-Id on dispatch.
+ * @attr workstation-id - Pins the workstation; needs device-id too. Pinned: the local service is never asked.
+ * @attr device-id - Pins the device; needs workstation-id too.
+ * @attr local-service-url - The local hardware service (default http://localhost:18065).
+ * @attr timeout-ms - Bound on each network call, in milliseconds (default 15000).
+ * @attr agent-id - The end user who acts (spec 5.8), sent with enroll, verify and search.
+ * @fires bio-error - On any failure, configuration errors included. detail `{ operation, code, message, status?, retryable }`.
+ * @csspart base - The wrapper.
+ * @csspart error - The technical detail of a failure.
+ * @cssprop --bio-color - Text colour.
+ * @cssprop --bio-font - Font.
+ * @cssprop --bio-gap - Space between the parts.
+ * @cssprop --bio-accent - Button and progress colour.
+ * @cssprop --bio-on-accent - Button text colour.
+ * @cssprop --bio-radius - Button corner radius.
+ * @cssprop --bio-focus-ring - Focus outline.
+ * @cssprop --bio-error-color - Colour of failures.
+ * @cssprop --bio-success-color - Colour of successes.
+ * @cssprop --bio-warning-color - Colour of a reader that is being looked for or has no device.
+ * @cssprop --bio-ready-color - Colour of a ready or pinned reader.
+ * @cssprop --bio-muted-color - Colour of details.
+ */
+export class BioElement extends LitElement {
+  static readonly sdkVersion = version;
+  static override styles = baseStyles;
+  static override properties: PropertyDeclarations = { ...settingProperties, strings: { attribute: false } };
+
+  /** Defines this class as `tag`, once: a second script copy or version never throws (define.ts). */
+  static define(tag: string): void {
+    defineElement(tag, this);
+  }
+
+  static override get observedAttributes(): string[] {
+    return [...super.observedAttributes, 'lang'];
+  }
+
+  /** Address of the biometrics middleware; relative URLs resolve against the page. */
+  declare middlewareUrl: string | undefined;
+  /** URL of the integrator's token broker (GET, session cookie, X-CSRF: 1). */
+  declare tokenEndpoint: string | undefined;
+  /** Replaces token-endpoint: resolves to a middleware access token. */
+  declare getToken: (() => string | Promise<string>) | undefined;
+  /** Sent as X-Integrator-Id on dispatch. */
+  declare integratorId: string | undefined;
+  /** Pins the workstation (with device-id): no discovery through the local service. */
+  declare workstationId: string | undefined;
+  /** Pins the device (with workstation-id). */
+  declare deviceId: string | undefined;
+  /** The local hardware service; default http://localhost:18065. */
+  declare localServiceUrl: string | undefined;
+  /** Bound on each network call, in milliseconds; default 15000. */
+  declare timeoutMs: number | undefined;
+  /** Who acted (spec 5.8), sent with the operation. */
+  declare agentId: string | undefined;
+  /** Overrides of the built-in strings for this element. */
+  declare strings: Partial<Translation> | undefined;
+
+  protected readonly localize = new LocalizeController(this);
+
+  override attributeChangedCallback(name: string, old: string | null, value: string | null): void {
+    if (name === 'lang') this.requestUpdate();
+    else super.attributeChangedCallback(name, old, value);
+  }
+
+  /** The settings in effect now: the element's own, else the page defaults. */
+  protected settings(): Settings {
+    return effectiveSettings(this);
+  }
+
+  /** Dispatches a bubbling, composed event; false when a listener cancelled it (only `bio-start` can be). */
+  protected emit<K extends keyof BioEventDetails>(name: K, detail: BioEventDetails[K]): boolean {
+    return emit(this, name, detail);
+  }
+}

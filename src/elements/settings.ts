@@ -1,0 +1,155 @@
+/**
+ * The elements' settings, one table: each setting's camelCase name is its JS property and its key in the
+ * page defaults (`window.BioIDElementsConfig`); its kebab-case name is its attribute. From this table come
+ * the Lit properties of every element, the page defaults' key check, and what an element hands the core.
+ * Values are validated once, by the core, with the element named in the message.
+ */
+import type { PropertyDeclaration } from 'lit';
+import { tokenProviderSource, type TokenSource } from '../core/auth.js';
+import { DEFAULT_TIMEOUT_MS } from '../core/config.js';
+import { BioIDError } from '../core/errors.js';
+import { readerFrom, type FingerprintReader } from '../core/reader.js';
+import type { StatusWatchOptions } from '../core/status-watch.js';
+import { brokerTokenSource } from '../core/token-broker-client.js';
+
+const SETTINGS = {
+  middlewareUrl: {},
+  tokenEndpoint: {},
+  getToken: { attribute: false },
+  integratorId: {},
+  workstationId: {},
+  deviceId: {},
+  localServiceUrl: {},
+  timeoutMs: { type: Number },
+  agentId: {},
+} satisfies Record<string, PropertyDeclaration>;
+
+export type SettingName = keyof typeof SETTINGS;
+
+/** The settings of an element as set on it or given as page defaults. */
+export interface Settings {
+  middlewareUrl?: string;
+  tokenEndpoint?: string;
+  /** Replaces tokenEndpoint: a function resolving to a middleware access token. */
+  getToken?: () => string | Promise<string>;
+  integratorId?: string;
+  workstationId?: string;
+  deviceId?: string;
+  localServiceUrl?: string;
+  timeoutMs?: number;
+  agentId?: string;
+}
+
+/** Page defaults: every setting, plus per-language string overrides (`{ de: { verify: 'Finger prüfen' } }`). */
+export interface BioIDElementsConfig extends Settings {
+  strings?: Record<string, Record<string, string>>;
+}
+
+const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+
+/** The Lit properties of the settings: `middlewareUrl` ↔ `middleware-url`, …, `getToken` a property only. */
+export const settingProperties: Record<SettingName, PropertyDeclaration> = Object.fromEntries(
+  Object.entries(SETTINGS).map(([name, declaration]) => [name, { attribute: kebab(name), ...declaration }]),
+) as Record<SettingName, PropertyDeclaration>;
+
+const PAGE_KEYS = [...Object.keys(SETTINGS), 'strings'];
+
+type Host = { BioIDElementsConfig?: BioIDElementsConfig };
+const listeners = new Set<() => void>();
+
+/** The page defaults as they are now (an empty object when the page set none). */
+export function pageConfig(): BioIDElementsConfig {
+  const value = (globalThis as Host).BioIDElementsConfig;
+  return value && typeof value === 'object' ? value : {};
+}
+
+/**
+ * Merges `defaults` into `window.BioIDElementsConfig` and makes every connected element re-read it.
+ * A client secret is refused: it must never reach a browser (spec 5.5).
+ */
+export function configureElements(defaults: BioIDElementsConfig): void {
+  checkPageConfig(defaults);
+  (globalThis as Host).BioIDElementsConfig = { ...pageConfig(), ...defaults };
+  for (const listener of [...listeners]) listener();
+}
+
+/** Throws a config error for a secret or an unknown key (a typo would otherwise be ignored silently). */
+function checkPageConfig(value: object): void {
+  for (const key of Object.keys(value)) {
+    if (!PAGE_KEYS.includes(key)) {
+      throw new BioIDError(
+        'config',
+        `BioIDElementsConfig.${key} is not an option${/secret/i.test(key) ? ': a client secret must never reach a browser; use token-endpoint' : ''}.`,
+      );
+    }
+  }
+}
+
+/** Called by elements while connected, so configureElements() reaches them. */
+export function onPageConfigChange(listener: () => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+/** The element's own values where set (an attribute removed reads as null), else the page default. */
+export function effectiveSettings(el: Partial<Record<SettingName, unknown>>): Settings {
+  const page = pageConfig();
+  checkPageConfig(page);
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(SETTINGS) as SettingName[]) {
+    const own = el[key];
+    const value = own === null || own === undefined || own === '' ? page[key] : own;
+    if (value !== undefined && value !== null && value !== '') out[key] = value;
+  }
+  return out as Settings;
+}
+
+/**
+ * A URL attribute as the absolute URL the core requires: relative values resolve against the page
+ * (`document.baseURI`). A value that does not resolve is passed on as is, for the core to reject by name.
+ */
+function resolveUrl(value: string | undefined): string | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  try {
+    return new URL(value, document.baseURI).href;
+  } catch {
+    return value;
+  }
+}
+
+const userSources = new WeakMap<object, TokenSource>();
+
+/**
+ * Where the element's tokens come from: its `getToken` property (wrapped by the core like any reader's
+ * getToken, cached per function) or the page-wide cache of the broker at `token-endpoint`.
+ */
+function tokenSourceFor(tag: string, s: Settings): TokenSource {
+  const timeoutMs = typeof s.timeoutMs === 'number' && s.timeoutMs > 0 ? s.timeoutMs : DEFAULT_TIMEOUT_MS;
+  if (typeof s.getToken === 'function') {
+    let source = userSources.get(s.getToken);
+    if (!source) userSources.set(s.getToken, (source = tokenProviderSource(s.getToken, timeoutMs)));
+    return source;
+  }
+  const endpoint = resolveUrl(s.tokenEndpoint);
+  if (!endpoint) {
+    throw new BioIDError('config', `<${tag}>: token-endpoint (your token broker's URL) or the getToken property is required.`);
+  }
+  return brokerTokenSource(endpoint, { timeoutMs });
+}
+
+/** A core reader for these settings. Throws the core's errors (a config `BioIDError` naming the field; a `TypeError` for half a pin). */
+export function readerFor(tag: string, s: Settings): FingerprintReader {
+  const middlewareUrl = resolveUrl(s.middlewareUrl);
+  if (!middlewareUrl) {
+    throw new BioIDError('config', `<${tag}>: middleware-url (the biometrics middleware's address) is required.`);
+  }
+  const { integratorId, workstationId, deviceId, timeoutMs } = s;
+  const config = { middlewareUrl, integratorId, localServiceUrl: resolveUrl(s.localServiceUrl), workstationId, deviceId, timeoutMs };
+  return readerFrom(config, `<${tag}>`, tokenSourceFor(tag, s));
+}
+
+/** What a status watch needs of these settings: the local service or the pin; no middleware, no token. */
+export function statusOptionsFor(s: Settings): StatusWatchOptions {
+  const { workstationId, deviceId, timeoutMs } = s;
+  return { localServiceUrl: resolveUrl(s.localServiceUrl), workstationId, deviceId, timeoutMs };
+}

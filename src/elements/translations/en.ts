@@ -1,0 +1,46 @@
+/**
+ * English: the source of every key. A translation is a `Translation`, so the compiler catches a
+ * missing, misspelt or extra key in any language.
+ * Keys of failures are the `bio-error` codes they explain. `{name}` placeholders are filled with plain
+ * text; nothing here is ever parsed as HTML.
+ */
+export const en = {
+  enroll: 'Enroll fingerprint',
+  verify: 'Verify fingerprint',
+  search: 'Identify fingerprint',
+  fetchEnrolled: 'Show enrolled fingerprints',
+  token: 'Signing in…',
+  locating: 'Looking for the fingerprint reader…',
+  dispatched: 'Sent to workstation {workstation}. Place your finger on the reader.',
+  enrolled: 'Fingerprint enrolled.',
+  match: 'Fingerprint verified.',
+  noMatch: 'Fingerprint does not match.',
+  candidates: 'Possible matches: {count}',
+  noCandidates: 'No match found.',
+  records: 'Enrolled fingerprints: {count}',
+  noRecords: 'No enrolled fingerprints.',
+  score: 'score {score}',
+  required: 'Verify your fingerprint first.',
+  'session-expired': 'Your session has ended. Sign in again.',
+  'broker-unavailable': 'Sign-in service unavailable. Try again later.',
+  'cookie-blocked': 'The browser withheld the sign-in cookie from the token service.',
+  config: 'This component is not set up correctly.',
+  'workstation-offline': 'The workstation is offline.',
+  'local-service-unreachable': 'The fingerprint service on this computer is not reachable.',
+  'no-device': 'No fingerprint reader is connected.',
+  network: 'Connection failed. Try again.',
+  failed: 'The operation failed.',
+  ready: 'Reader ready.',
+  'status-error': 'The fingerprint service reported a problem.',
+  pinned: 'Using the configured workstation and reader.',
+  workstation: 'Workstation',
+  device: 'Device',
+  adviceStart: 'Start the fingerprint companion app on this computer.',
+  advicePrompt: 'If the browser asks to allow access to your local network, allow it.',
+  adviceBlocked: 'The browser blocks local network access for this site: allow it in the site settings.',
+  advicePin: 'Or have workstation-id and device-id configured.',
+};
+
+/** Every string of the elements, by key. */
+export type Translation = { [K in keyof typeof en]: string };
+export type StringKey = keyof Translation;

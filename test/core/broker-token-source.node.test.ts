@@ -1,0 +1,103 @@
+/**
+ * brokerTokenSource: the broker client in core (product.md 5, decisions.md "Core names and codes"),
+ * against a real HTTP server on loopback. Its failures are ReaderAuthErrors whose code tells
+ * session-expired, cookie-blocked and broker-unavailable apart.
+ */
+import { assert } from 'chai';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { BioID, ReaderAuthError, brokerTokenSource, clearBrokerTokens, createFingerprintReader } from '../../src/index.js';
+import { rejectsWith } from '../support/expect-error.js';
+
+type Route = (req: IncomingMessage, res: ServerResponse) => void;
+
+describe('brokerTokenSource (spec 4.1; product.md 5)', () => {
+  let server: Server;
+  let base: string;
+  let route: Route;
+  let requests: IncomingMessage[];
+
+  before(async () => {
+    server = createServer((req, res) => {
+      requests.push(req);
+      route(req, res);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  });
+  after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  beforeEach(() => {
+    clearBrokerTokens();
+    requests = [];
+  });
+
+  const answer = (status: number, body: unknown, headers: Record<string, string> = {}): Route => (_req, res) => {
+    res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
+    res.end(typeof body === 'string' ? body : JSON.stringify(body));
+  };
+
+  it('GETs with X-CSRF: 1 and Accept: application/json, once per token lifetime for every caller', async () => {
+    let issued = 0;
+    route = (_req, res) => answer(200, { access_token: `tok-${++issued}`, expires_in: 300 })(_req, res);
+    const source = brokerTokenSource(`${base}/token`);
+    const tokens = await Promise.all([source.get(), source.get(), brokerTokenSource(`${base}/token`).get()]);
+    assert.deepStrictEqual(tokens, ['tok-1', 'tok-1', 'tok-1']);
+    assert.lengthOf(requests, 1);
+    assert.strictEqual(requests[0]!.method, 'GET');
+    assert.strictEqual(requests[0]!.headers['x-csrf'], '1');
+    assert.strictEqual(requests[0]!.headers.accept, 'application/json');
+  });
+
+  it('a query in the broker URL is kept (admin-ajax.php?action=…)', async () => {
+    route = answer(200, { access_token: 'tok', expires_in: 300 });
+    await brokerTokenSource(`${base}/wp-admin/admin-ajax.php?action=bioid_token`).get();
+    assert.strictEqual(requests[0]!.url, '/wp-admin/admin-ajax.php?action=bioid_token');
+  });
+
+  for (const [what, reply, code] of [
+    ['401', answer(401, { error: 'no session' }), 'session-expired'],
+    ['403', answer(403, { error: 'csrf' }), 'session-expired'],
+    ['a redirect to a login page', answer(302, '', { Location: 'https://login.example/' }), 'session-expired'],
+    ['a login page served in place', answer(200, '<!doctype html><form>', { 'Content-Type': 'text/html' }), 'session-expired'],
+    ['401 with reason no-cookie', answer(401, { error: 'no cookie', reason: 'no-cookie' }), 'cookie-blocked'],
+    ['502 from its identity provider', answer(502, { error: 'idp failed' }), 'broker-unavailable'],
+    ['an answer without access_token', answer(200, { token: 'x' }), 'broker-unavailable'],
+  ] as const) {
+    it(`${what} is a ReaderAuthError with code ${code}`, async () => {
+      route = reply;
+      const error = await rejectsWith(brokerTokenSource(`${base}/token`).get(), ReaderAuthError);
+      assert.strictEqual(error.code, code);
+      if (code === 'cookie-blocked') assert.match(error.message, /Host the token broker on this page's site/);
+    });
+  }
+
+  it('a failure is never cached: the next call asks the broker again', async () => {
+    route = answer(502, { error: 'down' });
+    await rejectsWith(brokerTokenSource(`${base}/token`).get(), { code: 'broker-unavailable' });
+    route = answer(200, { access_token: 'back', expires_in: 300 });
+    assert.strictEqual(await brokerTokenSource(`${base}/token`).get(), 'back');
+  });
+
+  it('spec 5.3: as a reader\'s getToken, a 401 from the middleware gets a fresh broker token, then one retry', async () => {
+    let issued = 0;
+    const seen: string[] = [];
+    route = (req, res) => {
+      if (req.url === '/token') return answer(200, { access_token: `tok-${++issued}`, expires_in: 300 })(req, res);
+      seen.push(String(req.headers.authorization));
+      return seen.length === 1 ? answer(401, { error: 'expired' })(req, res) : answer(200, { candidates: [] })(req, res);
+    };
+    const reader = createFingerprintReader({ middlewareUrl: base, getToken: brokerTokenSource(`${base}/token`), workstationId: 'w', deviceId: 'd' });
+    await reader.search();
+    assert.deepStrictEqual(seen, ['Bearer tok-1', 'Bearer tok-2']);
+  });
+
+  it('BioID takes it as auth.getToken', async () => {
+    route = (req, res) =>
+      req.url === '/token' ? answer(200, { access_token: 'tok-b', expires_in: 300 })(req, res) : answer(200, { match: true, verificationId: 'v' })(req, res);
+    const bio = new BioID({ middlewareUrl: base, auth: { type: 'tokenProvider', getToken: brokerTokenSource(`${base}/token`) }, workstationId: 'w', deviceId: 'd' });
+    assert.deepStrictEqual(await bio.reader.verify({ subjectId: 'alice' }), { match: true, verificationId: 'v' });
+  });
+
+  it('a URL that is not absolute http(s) is a config error naming the argument', () => {
+    assert.throws(() => brokerTokenSource('/token'), /brokerTokenSource: url is not an absolute URL/);
+  });
+});
