@@ -1,14 +1,13 @@
-import { describe, it } from 'node:test';
-import assert from 'node:assert/strict';
+import { assert } from '@open-wc/testing';
+import { rejectsWith } from '../support/expect-error.js';
 import { BrokerError, brokerTokenSource, clearBrokerTokens } from '../../src/elements/broker-client.js';
 
 describe('token broker behind a login gateway (real fetch, real redirect)', () => {
   it('a redirect to a login page on another origin is "session-expired", not a network failure', async () => {
     clearBrokerTokens();
     const url = new URL('/__test/token-behind-login', location.href).href;
-    const error = await brokerTokenSource(url, 3000).get().catch((e: unknown) => e);
-    assert.ok(error instanceof BrokerError, String(error));
-    assert.equal(error.reason, 'session-expired');
+    const error = await rejectsWith(brokerTokenSource(url, 3000).get(), BrokerError);
+    assert.strictEqual(error.reason, 'session-expired');
     assert.match(error.message, /redirected \(to a login page\?\)/);
   });
 });
