@@ -1,5 +1,7 @@
 // Browser tests in headless Chromium: runtime-neutral core tests (*.test.ts, also run in Node) and
 // browser-only tests (*.browser.test.ts). Node-only tests (*.node.test.ts) are excluded.
+// Every test file uses mocha's globals (describe, it, before, after…); runtime-neutral tests import
+// chai's assert from 'chai', browser-only tests use @open-wc/testing (chai's expect/assert, fixture).
 import { createServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { chromeLauncher } from '@web/test-runner-chrome';
@@ -7,12 +9,6 @@ import { esbuildPlugin } from '@web/dev-server-esbuild';
 import { CHROMIUM_ARGS, chromiumPath } from './scripts/chromium.mjs';
 
 const LOOPBACK = '127.0.0.1';
-
-const shims = {
-  'node:test': '/test/support/browser/node-test.js',
-  'node:assert/strict': '/test/support/browser/node-assert.js',
-  'node:assert': '/test/support/browser/node-assert.js',
-};
 
 /** A second origin (loopback, port 0) serving the same files without CORS headers, for cross-origin tests. */
 let secondOrigin;
@@ -66,13 +62,6 @@ export default {
       },
       async serverStop() {
         await new Promise((resolve) => (secondServer ? secondServer.close(resolve) : resolve()));
-      },
-    },
-    {
-      // Lets one test file run under node:test in Node and under mocha in Chromium.
-      name: 'node-test-shims',
-      resolveImport({ source }) {
-        return shims[source];
       },
     },
     esbuildPlugin({ ts: true, target: 'es2022', tsconfig: fileURLToPath(new URL('./tsconfig.json', import.meta.url)) }),

@@ -3,8 +3,7 @@
  * "Run a token broker" example, and the README's frontend getToken feeding a tokenProvider SDK that
  * calls a middleware verifying the token against the real IdP's JWKS (spec 4.1 flow, steps 1-5).
  */
-import { after, before, describe, it } from 'node:test';
-import assert from 'node:assert/strict';
+import { assert } from 'chai';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import express from 'express';
 import { BioID } from '../../src/index.js';
@@ -72,39 +71,39 @@ const signedIn = { Cookie: 'sid=alice-session', 'X-CSRF': '1' };
 describe('token broker behind Express (Node adapter)', () => {
   it('spec 4.1: a signed-in user gets the token with no-store headers through Express', async () => {
     const response = await fetch(`${app.url}/bioid/token`, { headers: { ...signedIn, Origin: APP_ORIGIN } });
-    assert.equal(response.status, 200);
-    assert.equal(response.headers.get('cache-control'), 'no-store');
-    assert.equal(response.headers.get('pragma'), 'no-cache');
-    assert.equal(response.headers.get('access-control-allow-origin'), APP_ORIGIN);
-    assert.equal(response.headers.get('access-control-allow-credentials'), 'true');
+    assert.strictEqual(response.status, 200);
+    assert.strictEqual(response.headers.get('cache-control'), 'no-store');
+    assert.strictEqual(response.headers.get('pragma'), 'no-cache');
+    assert.strictEqual(response.headers.get('access-control-allow-origin'), APP_ORIGIN);
+    assert.strictEqual(response.headers.get('access-control-allow-credentials'), 'true');
     const body = await readJson(response);
-    assert.equal(typeof body.access_token, 'string');
+    assert.strictEqual(typeof body.access_token, 'string');
     assert.ok((body.expires_in as number) > 0);
   });
 
   it('spec 4.1: authorize sees the Express session through the adapter\'s context: no session, 401', async () => {
     for (const cookie of [undefined, 'sid=stolen']) {
       const response = await fetch(`${app.url}/bioid/token`, { headers: { 'X-CSRF': '1', ...(cookie ? { Cookie: cookie } : {}) } });
-      assert.equal(response.status, 401);
-      assert.equal((await readJson(response)).access_token, undefined);
+      assert.strictEqual(response.status, 401);
+      assert.strictEqual((await readJson(response)).access_token, undefined);
     }
   });
 
   it('product 3: without X-CSRF: 1, 403 through Express too', async () => {
     const response = await fetch(`${app.url}/bioid/token`, { headers: { Cookie: 'sid=alice-session' } });
-    assert.equal(response.status, 403);
+    assert.strictEqual(response.status, 403);
   });
 
   it('spec 4.1: POST gets 405 with Allow; an OPTIONS preflight is answered by the broker', async () => {
     const post = await fetch(`${app.url}/bioid/token`, { method: 'POST', headers: signedIn, body: 'x' });
-    assert.equal(post.status, 405);
-    assert.equal(post.headers.get('allow'), 'GET, OPTIONS');
+    assert.strictEqual(post.status, 405);
+    assert.strictEqual(post.headers.get('allow'), 'GET, OPTIONS');
     const preflight = await fetch(`${app.url}/bioid/token`, {
       method: 'OPTIONS',
       headers: { Origin: APP_ORIGIN, 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'x-csrf' },
     });
-    assert.equal(preflight.status, 204);
-    assert.equal(preflight.headers.get('access-control-allow-origin'), APP_ORIGIN);
+    assert.strictEqual(preflight.status, 204);
+    assert.strictEqual(preflight.headers.get('access-control-allow-origin'), APP_ORIGIN);
   });
 
   it('spec 4.1 flow: the README\'s frontend getToken feeds a tokenProvider SDK whose calls the middleware accepts', async () => {
@@ -125,10 +124,10 @@ describe('token broker behind Express (Node adapter)', () => {
     try {
       const before = middleware.calls.length;
       const result = await bio.reader.verify({ subjectId: 'subject-1' });
-      assert.equal(result.match, true);
+      assert.strictEqual(result.match, true);
       const call = middleware.calls[before]!;
-      assert.equal(call.authorized, true);
-      assert.equal(call.sub, CLIENT.clientId);
+      assert.strictEqual(call.authorized, true);
+      assert.strictEqual(call.sub, CLIENT.clientId);
     } finally {
       bio.close();
     }
@@ -141,9 +140,9 @@ describe('token broker behind plain node:http (toNodeHandler)', () => {
     const server = await startServer(toNodeHandler(broker));
     try {
       const ok = await fetch(`${server.url}/anything`, { headers: { 'X-CSRF': '1' } });
-      assert.equal(ok.status, 200);
-      assert.equal(ok.headers.get('cache-control'), 'no-store');
-      assert.equal(typeof (await readJson(ok)).access_token, 'string');
+      assert.strictEqual(ok.status, 200);
+      assert.strictEqual(ok.headers.get('cache-control'), 'no-store');
+      assert.strictEqual(typeof (await readJson(ok)).access_token, 'string');
       // Methods a fetch Request cannot even represent still get 405, not a crash.
       const status = await new Promise<number>((resolve, reject) => {
         const req = httpRequest(`${server.url}/anything`, { method: 'TRACE' }, (res) => {
@@ -153,7 +152,7 @@ describe('token broker behind plain node:http (toNodeHandler)', () => {
         req.on('error', reject);
         req.end();
       });
-      assert.equal(status, 405);
+      assert.strictEqual(status, 405);
     } finally {
       await server.close();
     }
@@ -167,7 +166,7 @@ describe('token broker behind plain node:http (toNodeHandler)', () => {
     );
     try {
       const response = await fetch(server.url, { headers: { 'X-CSRF': '1' } });
-      assert.equal(response.status, 500);
+      assert.strictEqual(response.status, 500);
       assert.ok(!(await response.text()).includes('secret-xyz'));
     } finally {
       await server.close();

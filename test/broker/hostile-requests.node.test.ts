@@ -7,8 +7,7 @@
  * express.node.test.ts), IdP failure modes (broker.node.test.ts), in-process concurrent isolation
  * (exchange.node.test.ts).
  */
-import { after, before, describe, it } from 'node:test';
-import assert from 'node:assert/strict';
+import { assert } from 'chai';
 import { request as httpRequest } from 'node:http';
 import { toNodeHandler } from '../../src/broker/index.js';
 import { startIdp, type RunningIdp } from '../../demo/sim/idp.js';
@@ -38,7 +37,7 @@ after(async () => {
   await server?.close();
   await idp?.close();
   process.off('unhandledRejection', onUnhandled);
-  assert.deepEqual(unhandled, [], 'no unhandled rejections');
+  assert.deepStrictEqual(unhandled, [], 'no unhandled rejections');
 });
 
 /** A raw GET through node:http (fetch would refuse some of these headers itself). */
@@ -61,45 +60,45 @@ describe('token broker: oversized and malformed headers through the Node adapter
   it('a huge Cookie header (20 KB, over the 16 KB limit of node:http) is refused with 431 before the broker runs; no token; the server keeps serving', async () => {
     const calls = authorizeCalls;
     const huge = await rawGet(`${server.url}/token`, { Cookie: `sid=ok; pad=${'a'.repeat(20 * 1024)}`, 'X-CSRF': '1' });
-    assert.equal(huge.status, 431);
+    assert.strictEqual(huge.status, 431);
     assert.ok(!huge.body.includes('access_token'));
-    assert.equal(authorizeCalls, calls, 'authorize never saw the request');
+    assert.strictEqual(authorizeCalls, calls, 'authorize never saw the request');
     const ok = await rawGet(`${server.url}/token`, SIGNED_IN);
-    assert.equal(ok.status, 200);
-    assert.equal(typeof (JSON.parse(ok.body) as { access_token?: unknown }).access_token, 'string');
+    assert.strictEqual(ok.status, 200);
+    assert.strictEqual(typeof (JSON.parse(ok.body) as { access_token?: unknown }).access_token, 'string');
   });
 
   it('a huge X-CSRF header (under the size limit) is a clean 403 without a token, and authorize is not asked', async () => {
     const calls = authorizeCalls;
     const reply = await rawGet(`${server.url}/token`, { Cookie: 'sid=ok', 'X-CSRF': `1${'1'.repeat(12 * 1024)}` });
-    assert.equal(reply.status, 403);
+    assert.strictEqual(reply.status, 403);
     assert.ok(!reply.body.includes('access_token'));
     assert.ok(!reply.body.includes('1111111111'), 'the header is not echoed');
-    assert.equal(authorizeCalls, calls);
+    assert.strictEqual(authorizeCalls, calls);
   });
 
   it('a huge foreign Origin header gets no CORS grant (the browser withholds the answer) and is not echoed', async () => {
     const origin = `${APP_ORIGIN}${'x'.repeat(12 * 1024)}`;
     const reply = await rawGet(`${server.url}/token`, { ...SIGNED_IN, Origin: origin });
-    assert.equal(reply.headers['access-control-allow-origin'], undefined);
+    assert.strictEqual(reply.headers['access-control-allow-origin'], undefined);
     // Same answer as any foreign origin (broker.node.test.ts): served, but without a grant the browser withholds it.
-    assert.equal(reply.status, 200);
+    assert.strictEqual(reply.status, 200);
     assert.ok(!JSON.stringify(reply.headers).includes('xxxxxxxxxx'), 'the origin is not echoed');
     const allowed = await rawGet(`${server.url}/token`, { ...SIGNED_IN, Origin: APP_ORIGIN });
-    assert.equal(allowed.headers['access-control-allow-origin'], APP_ORIGIN);
+    assert.strictEqual(allowed.headers['access-control-allow-origin'], APP_ORIGIN);
   });
 
   it('a huge session cookie value (under the limit) is just a failed session: 401, no token', async () => {
     const reply = await rawGet(`${server.url}/token`, { Cookie: `sid=${'z'.repeat(12 * 1024)}`, 'X-CSRF': '1' });
-    assert.equal(reply.status, 401);
+    assert.strictEqual(reply.status, 401);
     assert.ok(!reply.body.includes('access_token'));
   });
 
   it('a malformed Host header and a long path do not crash the adapter', async () => {
     const host = await rawGet(`${server.url}/token`, { ...SIGNED_IN, Host: 'evil host/<script>' });
-    assert.equal(host.status, 200);
+    assert.strictEqual(host.status, 200);
     const path = await rawGet(`${server.url}/token/${'p'.repeat(8 * 1024)}?${'q=1&'.repeat(500)}`, SIGNED_IN);
-    assert.equal(path.status, 200);
+    assert.strictEqual(path.status, 200);
     assert.ok(!log.text().includes('ppppp'), 'the path is not logged');
   });
 
@@ -108,9 +107,9 @@ describe('token broker: oversized and malformed headers through the Node adapter
       rawGet(`${server.url}/token`, i % 3 === 0 ? { Cookie: 'c'.repeat(20 * 1024) } : i % 3 === 1 ? { 'X-CSRF': 'x'.repeat(8 * 1024) } : { 'X-CSRF': '1', Cookie: `sid=${'n'.repeat(8 * 1024)}` }),
     );
     const statuses = (await Promise.all(bad)).map((r) => r.status);
-    assert.deepEqual([...new Set(statuses)].sort(), [401, 403, 431]);
+    assert.deepStrictEqual([...new Set(statuses)].sort(), [401, 403, 431]);
     const ok = await rawGet(`${server.url}/token`, SIGNED_IN);
-    assert.equal(ok.status, 200);
+    assert.strictEqual(ok.status, 200);
     assert.ok(!log.text().includes('access_token'));
   });
 });
@@ -127,9 +126,9 @@ describe('token exchange user isolation through the Node adapter (real socket, c
       );
       const issued = new Map<string, Set<string>>();
       for (const { user, reply } of answers) {
-        assert.equal(reply.status, 200);
+        assert.strictEqual(reply.status, 200);
         const token = (JSON.parse(reply.body) as { access_token: string }).access_token;
-        assert.equal((await verifyMiddlewareToken(idp, token)).sub, user);
+        assert.strictEqual((await verifyMiddlewareToken(idp, token)).sub, user);
         issued.set(user, (issued.get(user) ?? new Set()).add(token));
       }
       const [alice, bob] = [[...issued.get('alice')!], [...issued.get('bob')!]];

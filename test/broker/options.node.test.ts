@@ -2,8 +2,8 @@
  * Broker configuration (spec 4.2: client id, client secret and auth base address in server-side
  * configuration): validation at creation naming the option, and the environment variables.
  */
-import { describe, it } from 'node:test';
-import assert from 'node:assert/strict';
+import { assert } from 'chai';
+import { throwsError } from '../support/expect-error.js';
 import { BioIDError } from '../../src/index.js';
 import { BROKER_ENV, brokerOptionsFromEnv, createTokenBroker, type TokenBrokerOptions } from '../../src/broker/index.js';
 
@@ -19,49 +19,49 @@ const withOptions = (patch: Record<string, unknown>) => ({ ...valid, ...patch })
 
 describe('createTokenBroker options (validated at creation)', () => {
   it('spec 4.2: clientId, clientSecret and issuerUrl are required, each named', () => {
-    assert.throws(() => createTokenBroker(withOptions({ clientId: undefined })), configError(/createTokenBroker: clientId is required/));
-    assert.throws(() => createTokenBroker(withOptions({ clientSecret: '' })), configError(/createTokenBroker: clientSecret is required/));
-    assert.throws(() => createTokenBroker(withOptions({ issuerUrl: undefined })), configError(/createTokenBroker: issuerUrl is required/));
-    assert.throws(() => createTokenBroker(withOptions({ issuerUrl: 'idp.example.com' })), configError(/issuerUrl .* not an absolute URL/));
+    throwsError(() => createTokenBroker(withOptions({ clientId: undefined })), configError(/createTokenBroker: clientId is required/));
+    throwsError(() => createTokenBroker(withOptions({ clientSecret: '' })), configError(/createTokenBroker: clientSecret is required/));
+    throwsError(() => createTokenBroker(withOptions({ issuerUrl: undefined })), configError(/createTokenBroker: issuerUrl is required/));
+    throwsError(() => createTokenBroker(withOptions({ issuerUrl: 'idp.example.com' })), configError(/issuerUrl .* not an absolute URL/));
   });
 
   it('spec 4.2: the realm is required unless the issuerUrl names it', () => {
-    assert.throws(() => createTokenBroker(withOptions({ realm: undefined })), configError(/createTokenBroker: realm is required/));
+    throwsError(() => createTokenBroker(withOptions({ realm: undefined })), configError(/createTokenBroker: realm is required/));
     assert.doesNotThrow(() => createTokenBroker(withOptions({ realm: undefined, issuerUrl: 'https://idp.example.com/realms/acme' })));
   });
 
   it('spec 4.1: authorize (the session gate) is required', () => {
-    assert.throws(() => createTokenBroker(withOptions({ authorize: undefined })), configError(/authorize is required/));
-    assert.throws(() => createTokenBroker(withOptions({ authorize: true })), configError(/authorize is required/));
+    throwsError(() => createTokenBroker(withOptions({ authorize: undefined })), configError(/authorize is required/));
+    throwsError(() => createTokenBroker(withOptions({ authorize: true })), configError(/authorize is required/));
   });
 
   it('spec 4.1: allowedOrigins must be exact origins, never *', () => {
-    assert.throws(() => createTokenBroker(withOptions({ allowedOrigins: ['*'] })), configError(/allowedOrigins .* "\*" would hand tokens to any site/));
-    assert.throws(() => createTokenBroker(withOptions({ allowedOrigins: 'https://app.example.com' })), configError(/allowedOrigins must be an array/));
-    assert.throws(() => createTokenBroker(withOptions({ allowedOrigins: ['https://app.example.com/login'] })), configError(/origin only/));
-    assert.throws(() => createTokenBroker(withOptions({ allowedOrigins: ['app.example.com'] })), configError(/allowedOrigins entry/));
+    throwsError(() => createTokenBroker(withOptions({ allowedOrigins: ['*'] })), configError(/allowedOrigins .* "\*" would hand tokens to any site/));
+    throwsError(() => createTokenBroker(withOptions({ allowedOrigins: 'https://app.example.com' })), configError(/allowedOrigins must be an array/));
+    throwsError(() => createTokenBroker(withOptions({ allowedOrigins: ['https://app.example.com/login'] })), configError(/origin only/));
+    throwsError(() => createTokenBroker(withOptions({ allowedOrigins: ['app.example.com'] })), configError(/allowedOrigins entry/));
     assert.doesNotThrow(() => createTokenBroker(withOptions({ allowedOrigins: ['https://APP.example.com/', 'http://localhost:5173'] })));
   });
 
   it('tokenExchange needs a subjectToken function and a positive bound', () => {
-    assert.throws(() => createTokenBroker(withOptions({ tokenExchange: {} })), configError(/tokenExchange.subjectToken is required/));
-    assert.throws(
+    throwsError(() => createTokenBroker(withOptions({ tokenExchange: {} })), configError(/tokenExchange.subjectToken is required/));
+    throwsError(
       () => createTokenBroker(withOptions({ tokenExchange: { subjectToken: () => 'x', maxCachedUsers: 0 } })),
       configError(/tokenExchange.maxCachedUsers/),
     );
   });
 
   it('timeoutMs, requireCsrfHeader, fetchImpl and logger are type-checked; unknown options suggest the right name', () => {
-    assert.throws(() => createTokenBroker(withOptions({ timeoutMs: -5 })), configError(/timeoutMs must be a positive number/));
-    assert.throws(() => createTokenBroker(withOptions({ requireCsrfHeader: 'no' })), configError(/requireCsrfHeader must be true or false/));
-    assert.throws(() => createTokenBroker(withOptions({ fetchImpl: 'fetch' })), configError(/fetchImpl must be a function/));
-    assert.throws(() => createTokenBroker(withOptions({ logger: console })), configError(/logger must be a function/));
-    assert.throws(() => createTokenBroker(withOptions({ clientID: 'x' })), configError(/unknown option "clientID"; did you mean "clientId"/));
+    throwsError(() => createTokenBroker(withOptions({ timeoutMs: -5 })), configError(/timeoutMs must be a positive number/));
+    throwsError(() => createTokenBroker(withOptions({ requireCsrfHeader: 'no' })), configError(/requireCsrfHeader must be true or false/));
+    throwsError(() => createTokenBroker(withOptions({ fetchImpl: 'fetch' })), configError(/fetchImpl must be a function/));
+    throwsError(() => createTokenBroker(withOptions({ logger: console })), configError(/logger must be a function/));
+    throwsError(() => createTokenBroker(withOptions({ clientID: 'x' })), configError(/unknown option "clientID"; did you mean "clientId"/));
   });
 
   it('spec 5.5: no validation message ever contains the client secret', () => {
     for (const patch of [{ realm: undefined }, { authorize: undefined }, { allowedOrigins: ['*'] }, { timeoutMs: 0 }]) {
-      assert.throws(() => createTokenBroker(withOptions(patch)), (e: unknown) => !(e as Error).message.includes(valid.clientSecret));
+      throwsError(() => createTokenBroker(withOptions(patch)), (e: unknown) => !(e as Error).message.includes(valid.clientSecret));
     }
   });
 });
@@ -80,7 +80,7 @@ describe('brokerOptionsFromEnv (spec 4.2: configuration from environment variabl
       { ...env, BIOID_AUDIENCE: 'mw', BIOID_SCOPE: 'biometrics', BIOID_ALLOWED_ORIGINS: 'https://a.example.com, https://b.example.com', BIOID_TIMEOUT_MS: '5000', BIOID_REQUIRE_CSRF_HEADER: 'false' },
       { authorize },
     );
-    assert.deepEqual(
+    assert.deepStrictEqual(
       { ...options, authorize: undefined },
       {
         issuerUrl: 'https://idp.example.com',
@@ -95,24 +95,24 @@ describe('brokerOptionsFromEnv (spec 4.2: configuration from environment variabl
         authorize: undefined,
       },
     );
-    assert.equal(options.authorize, authorize);
+    assert.strictEqual(options.authorize, authorize);
     assert.doesNotThrow(() => createTokenBroker(options));
-    assert.deepEqual(Object.values(BROKER_ENV).slice(0, 4), ['BIOID_CLIENT_ID', 'BIOID_CLIENT_SECRET', 'BIOID_AUTH_URL', 'BIOID_REALM']);
+    assert.deepStrictEqual(Object.values(BROKER_ENV).slice(0, 4), ['BIOID_CLIENT_ID', 'BIOID_CLIENT_SECRET', 'BIOID_AUTH_URL', 'BIOID_REALM']);
   });
 
   it('a missing variable is an error that names it', () => {
     for (const name of Object.keys(env)) {
       const partial: Record<string, string> = { ...env };
       delete partial[name];
-      assert.throws(() => brokerOptionsFromEnv(partial, { authorize }), configError(new RegExp(`environment variable ${name} is not set`)));
+      throwsError(() => brokerOptionsFromEnv(partial, { authorize }), configError(new RegExp(`environment variable ${name} is not set`)));
     }
-    assert.throws(() => brokerOptionsFromEnv({ ...env, BIOID_CLIENT_SECRET: '  ' }, { authorize }), configError(/BIOID_CLIENT_SECRET is not set/));
+    throwsError(() => brokerOptionsFromEnv({ ...env, BIOID_CLIENT_SECRET: '  ' }, { authorize }), configError(/BIOID_CLIENT_SECRET is not set/));
   });
 
   it('BIOID_REALM may be left out when BIOID_AUTH_URL ends in /realms/<realm>', () => {
     const { BIOID_REALM: _, ...rest } = env;
     const options = brokerOptionsFromEnv({ ...rest, BIOID_AUTH_URL: 'https://idp.example.com/realms/acme' }, { authorize });
-    assert.equal(options.realm, undefined);
+    assert.strictEqual(options.realm, undefined);
     assert.doesNotThrow(() => createTokenBroker(options));
   });
 
@@ -124,22 +124,22 @@ describe('brokerOptionsFromEnv (spec 4.2: configuration from environment variabl
       clientId: 'c',
       timeoutMs: 1234,
     });
-    assert.equal(options.issuerUrl, 'https://other.example.com');
-    assert.equal(options.clientSecret, 'from-env');
-    assert.equal(options.timeoutMs, 1234);
-    assert.throws(() => brokerOptionsFromEnv(env, {} as never), configError(/overrides.authorize is required/));
+    assert.strictEqual(options.issuerUrl, 'https://other.example.com');
+    assert.strictEqual(options.clientSecret, 'from-env');
+    assert.strictEqual(options.timeoutMs, 1234);
+    throwsError(() => brokerOptionsFromEnv(env, {} as never), configError(/overrides.authorize is required/));
   });
 
   it('malformed values are named without echoing them', () => {
-    assert.throws(() => brokerOptionsFromEnv({ ...env, BIOID_TIMEOUT_MS: 'ten' }, { authorize }), configError(/BIOID_TIMEOUT_MS must be a positive whole number/));
-    assert.throws(() => brokerOptionsFromEnv({ ...env, BIOID_REQUIRE_CSRF_HEADER: 'maybe' }, { authorize }), configError(/BIOID_REQUIRE_CSRF_HEADER must be true or false/));
+    throwsError(() => brokerOptionsFromEnv({ ...env, BIOID_TIMEOUT_MS: 'ten' }, { authorize }), configError(/BIOID_TIMEOUT_MS must be a positive whole number/));
+    throwsError(() => brokerOptionsFromEnv({ ...env, BIOID_REQUIRE_CSRF_HEADER: 'maybe' }, { authorize }), configError(/BIOID_REQUIRE_CSRF_HEADER must be true or false/));
   });
 
   it('reads process.env when env is undefined', () => {
     const saved = { ...process.env };
     try {
       Object.assign(process.env, env);
-      assert.equal(brokerOptionsFromEnv(undefined, { authorize }).clientId, 'acme-broker');
+      assert.strictEqual(brokerOptionsFromEnv(undefined, { authorize }).clientId, 'acme-broker');
     } finally {
       for (const name of Object.keys(env)) if (!(name in saved)) delete process.env[name];
     }

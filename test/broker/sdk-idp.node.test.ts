@@ -3,8 +3,8 @@
  * the same exchange code as the broker, its token cached across calls, and accepted by a middleware that
  * verifies it against the IdP's JWKS.
  */
-import { after, before, describe, it } from 'node:test';
-import assert from 'node:assert/strict';
+import { assert } from 'chai';
+import { rejectsWith } from '../support/expect-error.js';
 import { BioID, ReaderAuthError } from '../../src/index.js';
 import { startIdp, type RunningIdp } from '../../demo/sim/idp.js';
 import { CLIENT, startMiddlewareStub, type MiddlewareStub } from './support.js';
@@ -40,16 +40,16 @@ describe('SDK idpClientCredentials against a real OpenID provider (spec 2.2 B, 5
       const results = [];
       for (let i = 0; i < 3; i++) results.push(await bio.reader.verify({ subjectId: `subject-${i}` }));
       results.push(...(await Promise.all([bio.reader.verify({ subjectId: 'a' }), bio.reader.verify({ subjectId: 'b' })])));
-      assert.equal(idp.tokenRequests - before, 1, 'one exchange for five calls');
-      assert.deepEqual(results.map((r) => r.match), [true, true, true, true, true]);
+      assert.strictEqual(idp.tokenRequests - before, 1, 'one exchange for five calls');
+      assert.deepStrictEqual(results.map((r) => r.match), [true, true, true, true, true]);
       const seen = middleware.calls.slice(calls);
-      assert.equal(seen.length, 5);
+      assert.strictEqual(seen.length, 5);
       for (const call of seen) {
-        assert.equal(call.authorized, true, 'bearer verified against the JWKS with issuer and audience');
-        assert.equal(call.sub, CLIENT.clientId);
-        assert.equal(call.integratorId, 'acme');
-        assert.equal(call.path, '/orchestrator/verify');
-        assert.deepEqual(Object.keys(call.body as object).sort(), ['deviceId', 'subjectId', 'workstationId']);
+        assert.strictEqual(call.authorized, true, 'bearer verified against the JWKS with issuer and audience');
+        assert.strictEqual(call.sub, CLIENT.clientId);
+        assert.strictEqual(call.integratorId, 'acme');
+        assert.strictEqual(call.path, '/orchestrator/verify');
+        assert.deepStrictEqual(Object.keys(call.body as object).sort(), ['deviceId', 'subjectId', 'workstationId']);
       }
     } finally {
       bio.close();
@@ -60,14 +60,14 @@ describe('SDK idpClientCredentials against a real OpenID provider (spec 2.2 B, 5
     const wrong = 'wrong-secret-for-sdk-42';
     const bio = sdk(wrong);
     try {
-      await assert.rejects(bio.reader.verify({ subjectId: 's' }), (e: unknown) => {
+      await rejectsWith(bio.reader.verify({ subjectId: 's' }), (e: unknown) => {
         assert.ok(e instanceof ReaderAuthError);
         assert.match(e.message, /protocol\/openid-connect\/token/);
-        assert.equal(e.status, 401);
+        assert.strictEqual(e.status, 401);
         assert.ok(!e.message.includes(wrong));
         return true;
       });
-      assert.equal(middleware.calls.filter((c) => !c.authorized).length, 0, 'no call reached the middleware without a token');
+      assert.strictEqual(middleware.calls.filter((c) => !c.authorized).length, 0, 'no call reached the middleware without a token');
     } finally {
       bio.close();
     }

@@ -1,5 +1,5 @@
-import { describe, it } from 'node:test';
-import assert from 'node:assert/strict';
+import { assert } from 'chai';
+import { throwsError } from '../support/expect-error.js';
 import { BioID, BioIDError } from '../../src/index.js';
 import { fakeNetwork } from '../support/fake-network.js';
 
@@ -10,31 +10,31 @@ const configError = (field: RegExp) => (e: unknown) =>
 
 describe('BioID configuration (spec 2.1, 2.2)', () => {
   it('spec 2.1: middlewareUrl is required and must be an absolute http(s) URL', () => {
-    assert.throws(() => new BioID({ ...valid, middlewareUrl: undefined as unknown as string }), configError(/middlewareUrl/));
-    assert.throws(() => new BioID({ ...valid, middlewareUrl: '/api' }), configError(/middlewareUrl is not an absolute URL/));
-    assert.throws(() => new BioID({ ...valid, middlewareUrl: 'ftp://mw' }), configError(/middlewareUrl must be an http/));
+    throwsError(() => new BioID({ ...valid, middlewareUrl: undefined as unknown as string }), configError(/middlewareUrl/));
+    throwsError(() => new BioID({ ...valid, middlewareUrl: '/api' }), configError(/middlewareUrl is not an absolute URL/));
+    throwsError(() => new BioID({ ...valid, middlewareUrl: 'ftp://mw' }), configError(/middlewareUrl must be an http/));
   });
 
   it('spec 2.1: defaults are timeoutMs 15000 and readerServiceUrl http://localhost:18065', () => {
     const bio = new BioID(valid);
-    assert.equal(bio.timeoutMs, 15000);
-    assert.equal(bio.readerServiceUrl, 'http://localhost:18065');
+    assert.strictEqual(bio.timeoutMs, 15000);
+    assert.strictEqual(bio.readerServiceUrl, 'http://localhost:18065');
   });
 
   it('spec 2.1: timeoutMs must be a positive number', () => {
     for (const bad of [0, -1, NaN, Infinity, '100']) {
-      assert.throws(() => new BioID({ ...valid, timeoutMs: bad as number }), configError(/timeoutMs/));
+      throwsError(() => new BioID({ ...valid, timeoutMs: bad as number }), configError(/timeoutMs/));
     }
   });
 
   it('spec 2.2: auth must be one of the two variants, naming the field', () => {
-    assert.throws(() => new BioID({ ...valid, auth: undefined as never }), configError(/auth/));
-    assert.throws(() => new BioID({ ...valid, auth: { type: 'password' } as never }), configError(/auth\.type/));
-    assert.throws(() => new BioID({ ...valid, auth: { type: 'tokenProvider' } as never }), configError(/auth\.getToken/));
+    throwsError(() => new BioID({ ...valid, auth: undefined as never }), configError(/auth/));
+    throwsError(() => new BioID({ ...valid, auth: { type: 'password' } as never }), configError(/auth\.type/));
+    throwsError(() => new BioID({ ...valid, auth: { type: 'tokenProvider' } as never }), configError(/auth\.getToken/));
   });
 
   it('an unknown option is an error that suggests the right name', () => {
-    assert.throws(
+    throwsError(
       () => new BioID({ ...valid, middlewareURL: 'x' } as never),
       configError(/unknown option "middlewareURL"; did you mean "middlewareUrl"/),
     );
@@ -46,10 +46,10 @@ describe('BioID configuration (spec 2.1, 2.2)', () => {
     const original = globalThis.fetch;
     globalThis.fetch = net.fetch as typeof fetch;
     try {
-      assert.deepEqual(await bio.reader.target(), { workstationId: 'ws', deviceId: 'd' });
+      assert.deepStrictEqual(await bio.reader.target(), { workstationId: 'ws', deviceId: 'd' });
     } finally {
       globalThis.fetch = original;
     }
-    assert.equal(net.calls.length, 1);
+    assert.strictEqual(net.calls.length, 1);
   });
 });

@@ -1,5 +1,4 @@
-import { describe, it } from 'node:test';
-import assert from 'node:assert/strict';
+import { assert } from 'chai';
 import { createFingerprintReader } from '../../src/index.js';
 
 describe('many operations at once on one reader', () => {
@@ -11,11 +10,11 @@ describe('many operations at once on one reader', () => {
       const fetchImpl = async () => Response.json({ candidates: [], searchId: 's' });
       const reader = createFingerprintReader({ getToken: 't', middlewareUrl: 'https://mw.example.com', workstationId: 'w', deviceId: 'd', fetchImpl });
       const results = await Promise.all(Array.from({ length: 30 }, () => reader.search()));
-      assert.equal(results.length, 30);
+      assert.strictEqual(results.length, 30);
       await new Promise((resolve) => setImmediate(resolve)); // warnings are emitted on the next tick
     } finally {
       process.off('warning', onWarning);
     }
-    assert.deepEqual(warnings, []);
+    assert.deepStrictEqual(warnings, []);
   });
 });

@@ -1,5 +1,5 @@
-import { describe, it } from 'node:test';
-import assert from 'node:assert/strict';
+import { assert } from 'chai';
+import { throwsError, rejectsWith } from '../support/expect-error.js';
 import { BioID, BioIDError, createFingerprintReader } from '../../src/index.js';
 import { hang, json, refuse, text } from '../support/fake-network.js';
 import { LOCAL, MW, STATUS, readerOver, standardNetwork } from '../support/sdk-fixtures.js';
@@ -11,39 +11,39 @@ describe('discovery through the local hardware service (spec 4.3, 9.2)', () => {
   it('spec 9.2: without pinning the reader asks /status and names the first connected device', async () => {
     const net = standardNetwork();
     const { reader } = readerOver(net);
-    assert.equal(reader.pinned, false);
-    assert.deepEqual(await reader.target(), { workstationId: 'ws-7', deviceId: 'dev-1' });
+    assert.strictEqual(reader.pinned, false);
+    assert.deepStrictEqual(await reader.target(), { workstationId: 'ws-7', deviceId: 'dev-1' });
     await reader.verify({ subjectId: 'alice' });
-    assert.deepEqual(net.callsTo(`${MW}/orchestrator/verify`)[0]!.body, { workstationId: 'ws-7', deviceId: 'dev-1', subjectId: 'alice' });
+    assert.deepStrictEqual(net.callsTo(`${MW}/orchestrator/verify`)[0]!.body, { workstationId: 'ws-7', deviceId: 'dev-1', subjectId: 'alice' });
   });
 
   it('spec 2.1: the local service defaults to http://localhost:18065; readerServiceUrl changes it for bio.reader', async () => {
     const net = standardNetwork().on('GET', 'http://127.0.0.1:9999/status', () => json({ ...STATUS, workstationId: 'other' }));
     const bio = new BioID({ middlewareUrl: MW, fetchImpl: net.fetch, auth: { type: 'tokenProvider', getToken: async () => 't' } });
-    assert.equal((await bio.reader.target()).workstationId, 'ws-7');
+    assert.strictEqual((await bio.reader.target()).workstationId, 'ws-7');
     const moved = new BioID({ middlewareUrl: MW, fetchImpl: net.fetch, readerServiceUrl: 'http://127.0.0.1:9999', auth: { type: 'tokenProvider', getToken: async () => 't' } });
-    assert.equal((await moved.reader.target()).workstationId, 'other');
-    assert.equal(net.calls[0]!.url, `${LOCAL}/status`);
+    assert.strictEqual((await moved.reader.target()).workstationId, 'other');
+    assert.strictEqual(net.calls[0]!.url, `${LOCAL}/status`);
   });
 
   it('an unreachable local service says to start the companion application or pin the ids', async () => {
     const net = standardNetwork().on('GET', `${LOCAL}/status`, refuse);
     const { reader } = readerOver(net);
-    await assert.rejects(
+    await rejectsWith(
       reader.verify({ subjectId: 'alice' }),
       code('local-service-unreachable', /localhost:18065.*Start the companion application.*pin workstationId and deviceId/),
     );
-    assert.equal(net.callsTo(`${MW}/orchestrator/verify`).length, 0);
+    assert.strictEqual(net.callsTo(`${MW}/orchestrator/verify`).length, 0);
   });
 
   it('a local service that hangs is unreachable after timeoutMs', async () => {
     const net = standardNetwork().on('GET', `${LOCAL}/status`, hang);
-    await assert.rejects(readerOver(net, { timeoutMs: 40 }).reader.target(), code('local-service-unreachable', /did not answer within 40 ms/));
+    await rejectsWith(readerOver(net, { timeoutMs: 40 }).reader.target(), code('local-service-unreachable', /did not answer within 40 ms/));
   });
 
   it('no connected device is its own error', async () => {
     const net = standardNetwork().on('GET', `${LOCAL}/status`, () => json({ workstationId: 'ws-7', devices: [{ deviceId: 'd', connected: false }] }));
-    await assert.rejects(readerOver(net).reader.enroll({ subjectId: 'alice' }), code('no-device', /No fingerprint reader is connected to workstation ws-7/));
+    await rejectsWith(readerOver(net).reader.enroll({ subjectId: 'alice' }), code('no-device', /No fingerprint reader is connected to workstation ws-7/));
   });
 
   it('malformed /status payloads are clear local-service errors', async () => {
@@ -56,26 +56,26 @@ describe('discovery through the local hardware service (spec 4.3, 9.2)', () => {
     ];
     for (const payload of payloads) {
       const net = standardNetwork().on('GET', `${LOCAL}/status`, () => payload.clone());
-      await assert.rejects(readerOver(net).reader.target(), code('local-service', /unexpected payload/));
+      await rejectsWith(readerOver(net).reader.target(), code('local-service', /unexpected payload/));
     }
     const failing = standardNetwork().on('GET', `${LOCAL}/status`, () => json({ error: 'driver crashed' }, 500));
-    await assert.rejects(readerOver(failing).reader.target(), code('local-service', /HTTP 500: driver crashed/));
+    await rejectsWith(readerOver(failing).reader.target(), code('local-service', /HTTP 500: driver crashed/));
   });
 
   it('testCapture posts the device to the local service test-capture endpoint', async () => {
     const net = standardNetwork();
     const result = await readerOver(net).reader.testCapture();
-    assert.deepEqual(result, { deviceId: 'dev-1', quality: 87, image: 'data:image/png;base64,AAAA' });
-    assert.deepEqual(net.callsTo(`${LOCAL}/test-capture`)[0]!.body, { deviceId: 'dev-1' });
+    assert.deepStrictEqual(result, { deviceId: 'dev-1', quality: 87, image: 'data:image/png;base64,AAAA' });
+    assert.deepStrictEqual(net.callsTo(`${LOCAL}/test-capture`)[0]!.body, { deviceId: 'dev-1' });
     const bad = standardNetwork().on('POST', `${LOCAL}/test-capture`, () => json({ deviceId: 'dev-1', quality: 5, image: 'javascript:alert(1)' }));
-    await assert.rejects(readerOver(bad).reader.testCapture(), code('local-service', /image must be a data:image/));
+    await rejectsWith(readerOver(bad).reader.testCapture(), code('local-service', /image must be a data:image/));
   });
 
   it('fetchEnrolled reads the middleware biometrics endpoint', async () => {
     const net = standardNetwork();
     const records = await readerOver(net).reader.fetchEnrolled({ subjectId: 'alice' });
-    assert.equal(records.records.length, 1);
-    assert.equal(net.calls.filter((c) => c.url.startsWith(LOCAL)).length, 0, 'no discovery needed to read records');
+    assert.strictEqual(records.records.length, 1);
+    assert.strictEqual(net.calls.filter((c) => c.url.startsWith(LOCAL)).length, 0, 'no discovery needed to read records');
   });
 });
 
@@ -83,15 +83,15 @@ describe('dispatch pinning (spec 9)', () => {
   it('spec 9.3: with both ids the reader never contacts the local service and uses the ids unchanged on every dispatch', async () => {
     const net = standardNetwork();
     const { reader } = readerOver(net, { workstationId: 'ws-pinned', deviceId: 'dev-pinned' });
-    assert.equal(reader.pinned, true);
+    assert.strictEqual(reader.pinned, true);
     await reader.enroll({ subjectId: 'alice' });
     await reader.verify({ subjectId: 'alice' });
     await reader.search();
-    assert.equal(net.calls.filter((c) => c.url.startsWith(LOCAL)).length, 0);
+    assert.strictEqual(net.calls.filter((c) => c.url.startsWith(LOCAL)).length, 0);
     for (const call of net.calls) {
       const body = call.body as { workstationId: string; deviceId: string };
-      assert.equal(body.workstationId, 'ws-pinned');
-      assert.equal(body.deviceId, 'dev-pinned');
+      assert.strictEqual(body.workstationId, 'ws-pinned');
+      assert.strictEqual(body.deviceId, 'dev-pinned');
     }
   });
 
@@ -102,13 +102,13 @@ describe('dispatch pinning (spec 9)', () => {
     const stop = reader.watchStatus((s) => seen.push(s));
     await new Promise((r) => setTimeout(r, 40));
     stop();
-    assert.deepEqual(seen, [{ state: 'pinned', pinned: true, workstationId: 'ws-pinned', deviceId: 'dev-pinned' }]);
-    assert.equal(net.calls.length, 0);
+    assert.deepStrictEqual(seen, [{ state: 'pinned', pinned: true, workstationId: 'ws-pinned', deviceId: 'dev-pinned' }]);
+    assert.strictEqual(net.calls.length, 0);
   });
 
   it('spec 9.4: half a pin throws TypeError from createFingerprintReader itself', () => {
     for (const half of [{ workstationId: 'ws' }, { deviceId: 'dev' }]) {
-      assert.throws(() => createFingerprintReader({ middlewareUrl: MW, getToken: 't', ...half }), (e: unknown) => e instanceof TypeError && !(e instanceof BioIDError) && /workstationId and deviceId/.test((e as Error).message));
+      throwsError(() => createFingerprintReader({ middlewareUrl: MW, getToken: 't', ...half }), (e: unknown) => e instanceof TypeError && !(e instanceof BioIDError) && /workstationId and deviceId/.test((e as Error).message));
     }
   });
 
@@ -118,16 +118,16 @@ describe('dispatch pinning (spec 9)', () => {
 
   it('spec 9.5: pinning is not a no-hardware mode: an offline pinned workstation is the 503 error', async () => {
     const net = standardNetwork().on('POST', `${MW}/orchestrator/enroll`, () => json({ error: 'workstation_offline', message: 'Target workstation is not currently live.' }, 503));
-    await assert.rejects(readerOver(net, { workstationId: 'ws-off', deviceId: 'd' }).reader.enroll({ subjectId: 'a' }), code('workstation-offline'));
+    await rejectsWith(readerOver(net, { workstationId: 'ws-off', deviceId: 'd' }).reader.enroll({ subjectId: 'a' }), code('workstation-offline'));
   });
 });
 
 describe('reader configuration (spec 2.3)', () => {
   it('spec 2.3: getToken and middlewareUrl are required, errors name the field', () => {
-    assert.throws(() => createFingerprintReader({ middlewareUrl: MW } as never), code('config', /getToken is required/));
-    assert.throws(() => createFingerprintReader({ getToken: 't' } as never), code('config', /middlewareUrl is required/));
-    assert.throws(() => createFingerprintReader({ getToken: 't', middlewareUrl: MW, localServiceUrl: 'localhost:18065' }), code('config', /localServiceUrl/));
-    assert.throws(() => createFingerprintReader({ getToken: 't', middlewareUrl: MW, timeoutMs: -1 }), code('config', /timeoutMs/));
-    assert.throws(() => createFingerprintReader(null as never), code('config', /createFingerprintReader\(config\) must be an object/));
+    throwsError(() => createFingerprintReader({ middlewareUrl: MW } as never), code('config', /getToken is required/));
+    throwsError(() => createFingerprintReader({ getToken: 't' } as never), code('config', /middlewareUrl is required/));
+    throwsError(() => createFingerprintReader({ getToken: 't', middlewareUrl: MW, localServiceUrl: 'localhost:18065' }), code('config', /localServiceUrl/));
+    throwsError(() => createFingerprintReader({ getToken: 't', middlewareUrl: MW, timeoutMs: -1 }), code('config', /timeoutMs/));
+    throwsError(() => createFingerprintReader(null as never), code('config', /createFingerprintReader\(config\) must be an object/));
   });
 });

@@ -1,6 +1,6 @@
 // Faults on real sockets (node:http on 127.0.0.1, port 0): what the in-memory network cannot fake.
-import { describe, it, before, after } from 'node:test';
-import assert from 'node:assert/strict';
+import { assert } from 'chai';
+import { rejectsWith } from '../support/expect-error.js';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { BioID, BioIDError, createFingerprintReader } from '../../src/index.js';
@@ -46,7 +46,7 @@ after(async () => {
   server.closeAllConnections();
   await new Promise((resolve) => server.close(resolve));
   process.off('unhandledRejection', onUnhandled);
-  assert.deepEqual(unhandled, [], 'no unhandled rejections');
+  assert.deepStrictEqual(unhandled, [], 'no unhandled rejections');
 });
 
 const PIN = { workstationId: 'w', deviceId: 'd' };
@@ -57,23 +57,23 @@ const code = (expected: string, message?: RegExp) => (e: unknown) =>
 
 describe('middleware faults on real sockets', () => {
   it('a connection reset is a network error naming the URL', async () => {
-    await assert.rejects(readerAt('/reset').search(), code('network', new RegExp(`Could not reach the middleware at ${base}/reset`)));
+    await rejectsWith(readerAt('/reset').search(), code('network', new RegExp(`Could not reach the middleware at ${base}/reset`)));
   });
 
   it('a hang past timeoutMs is a timeout', async () => {
-    await assert.rejects(readerAt('/hang', 100).search(), code('timeout', /did not answer within 100 ms/));
+    await rejectsWith(readerAt('/hang', 100).search(), code('timeout', /did not answer within 100 ms/));
   });
 
   it('a body that stops mid-way is bounded by timeoutMs too (headers arrived, body never ends)', async () => {
-    await assert.rejects(readerAt('/slow-body', 150).search(), code('timeout'));
+    await rejectsWith(readerAt('/slow-body', 150).search(), code('timeout'));
   });
 
   it('a body cut short by the server is a network error, not a JSON crash', async () => {
-    await assert.rejects(readerAt('/short-body').search(), (e: unknown) => e instanceof BioIDError && ['network', 'bad-response'].includes(e.code));
+    await rejectsWith(readerAt('/short-body').search(), (e: unknown) => e instanceof BioIDError && ['network', 'bad-response'].includes(e.code));
   });
 
   it('an HTML error page from a proxy is a middleware error that says so', async () => {
-    await assert.rejects(readerAt('/html-error').search(), code('middleware', /HTTP 502: an HTML page/));
+    await rejectsWith(readerAt('/html-error').search(), code('middleware', /HTTP 502: an HTML page/));
   });
 
   it('a local service that is not running is unreachable, with advice', async () => {
@@ -82,7 +82,7 @@ describe('middleware faults on real sockets', () => {
     const port = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve)); // nothing listens there now
     const reader = createFingerprintReader({ getToken: 't', middlewareUrl: base, localServiceUrl: `http://127.0.0.1:${port}` });
-    await assert.rejects(reader.target(), code('local-service-unreachable', /companion application/));
+    await rejectsWith(reader.target(), code('local-service-unreachable', /companion application/));
   });
 
   it('an identity provider slower than timeoutMs is a timeout, and the secret is not in the error', async () => {

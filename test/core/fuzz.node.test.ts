@@ -1,8 +1,7 @@
 // Property-based tests over configuration objects and response bodies: whatever comes in, the SDK
 // answers with a result or a BioIDError with a known code (or the spec's TypeError for half a pin),
 // never an uncaught exception, and never with a token or secret in a message.
-import { describe, it } from 'node:test';
-import assert from 'node:assert/strict';
+import { assert } from 'chai';
 import fc from 'fast-check';
 import { BioID, BioIDError, createFingerprintReader, type BioIDErrorCode } from '../../src/index.js';
 import { fakeNetwork } from '../support/fake-network.js';
@@ -19,7 +18,7 @@ function assertWellFormed(error: unknown, allowTypeError = false): void {
   if (allowTypeError && error instanceof TypeError && !(error instanceof BioIDError)) return;
   assert.ok(error instanceof BioIDError, `not a BioIDError: ${String(error)}`);
   assert.ok(KNOWN_CODES.includes(error.code), `unknown code ${error.code}`);
-  assert.equal(typeof error.retryable, 'boolean');
+  assert.strictEqual(typeof error.retryable, 'boolean');
   const text = `${error.message} ${error.stack ?? ''}`;
   assert.ok(!text.includes(SECRET) && !text.includes('TOKENc0ffee'), `a secret leaked: ${error.message}`);
 }
@@ -151,7 +150,7 @@ describe('fuzzing (fast-check)', () => {
               target: () => reader.target(),
             }[op];
             const result = await run();
-            assert.equal(typeof result, 'object');
+            assert.strictEqual(typeof result, 'object');
           } catch (error) {
             assertWellFormed(error);
           } finally {

@@ -1,5 +1,5 @@
-import { describe, it } from 'node:test';
-import assert from 'node:assert/strict';
+import { assert } from 'chai';
+import { throwsError, rejectsWith } from '../support/expect-error.js';
 import { BioID, BioIDError, ReaderAuthError } from '../../src/index.js';
 import { json, text, tick } from '../support/fake-network.js';
 import { MW, standardNetwork } from '../support/sdk-fixtures.js';
@@ -45,9 +45,9 @@ describe('idpClientCredentials strategy (spec 2.2 B, 4.2, 5.4)', () => {
     await bioWith(net).reader.search();
     const [exchange] = net.callsTo(TOKEN_PATH);
     assert.ok(exchange);
-    assert.equal(exchange.method, 'POST');
-    assert.equal(exchange.headers.get('content-type'), 'application/x-www-form-urlencoded');
-    assert.deepEqual(exchange.body, {
+    assert.strictEqual(exchange.method, 'POST');
+    assert.strictEqual(exchange.headers.get('content-type'), 'application/x-www-form-urlencoded');
+    assert.deepStrictEqual(exchange.body, {
       grant_type: 'client_credentials',
       client_id: 'integrator-app',
       client_secret: SECRET,
@@ -59,14 +59,14 @@ describe('idpClientCredentials strategy (spec 2.2 B, 4.2, 5.4)', () => {
     const net = idpNetwork();
     await bioWith(net, {}, idpAuth({ audience: 'mw-staging', scope: 'biometrics' })).reader.search();
     const body = net.callsTo(TOKEN_PATH)[0]!.body as Record<string, string>;
-    assert.equal(body.audience, 'mw-staging');
-    assert.equal(body.scope, 'biometrics');
+    assert.strictEqual(body.audience, 'mw-staging');
+    assert.strictEqual(body.scope, 'biometrics');
   });
 
   it('an issuerUrl that ends in /realms/<realm> supplies the realm', async () => {
     const net = idpNetwork();
     await bioWith(net, {}, idpAuth({ issuerUrl: `${IDP}/realms/acme/`, realm: undefined })).reader.search();
-    assert.equal(net.callsTo(TOKEN_PATH).length, 1);
+    assert.strictEqual(net.callsTo(TOKEN_PATH).length, 1);
   });
 
   it('spec 5.6: the token is cached until just under expires_in, then fetched again', async () => {
@@ -74,23 +74,23 @@ describe('idpClientCredentials strategy (spec 2.2 B, 4.2, 5.4)', () => {
     const bio = bioWith(net);
     await bio.reader.search();
     await bio.reader.search();
-    assert.equal(net.callsTo(TOKEN_PATH).length, 1, 'cached within its life');
+    assert.strictEqual(net.callsTo(TOKEN_PATH).length, 1, 'cached within its life');
     await tick(250);
     await bio.reader.search();
-    assert.equal(net.callsTo(TOKEN_PATH).length, 2, 'fetched again after expiry');
+    assert.strictEqual(net.callsTo(TOKEN_PATH).length, 2, 'fetched again after expiry');
   });
 
   it('concurrent first uses share one exchange', async () => {
     const net = idpNetwork();
     const bio = bioWith(net);
     await Promise.all(Array.from({ length: 25 }, () => bio.reader.search()));
-    assert.equal(net.callsTo(TOKEN_PATH).length, 1);
+    assert.strictEqual(net.callsTo(TOKEN_PATH).length, 1);
   });
 
   it('spec 2.4: expires_in is validated (missing, zero, negative, not a number)', async () => {
     for (const expires_in of [undefined, 0, -5, '300', null]) {
       const net = idpNetwork(() => json({ access_token: 'x', expires_in }));
-      await assert.rejects(bioWith(net).reader.search(), (e: unknown) => e instanceof ReaderAuthError && /expires_in/.test(e.message));
+      await rejectsWith(bioWith(net).reader.search(), (e: unknown) => e instanceof ReaderAuthError && /expires_in/.test(e.message));
     }
   });
 
@@ -106,7 +106,7 @@ describe('idpClientCredentials strategy (spec 2.2 B, 4.2, 5.4)', () => {
       const error = await bioWith(net).reader.search().catch((e: unknown) => e);
       assert.ok(error instanceof ReaderAuthError, String(error));
       assert.match(error.message, /realms\/acme\/protocol\/openid-connect\/token/);
-      assert.doesNotMatch(error.message + String((error as Error).stack), new RegExp(SECRET));
+      assert.notMatch(error.message + String((error as Error).stack), new RegExp(SECRET));
     }
   });
 
@@ -114,34 +114,34 @@ describe('idpClientCredentials strategy (spec 2.2 B, 4.2, 5.4)', () => {
     let n = 0;
     const net = idpNetwork(() => (++n === 1 ? json({ error: 'temporarily_unavailable' }, 503) : json({ access_token: 'good', expires_in: 60 })));
     const bio = bioWith(net);
-    await assert.rejects(bio.reader.search(), (e: unknown) => e instanceof ReaderAuthError && e.retryable === true);
+    await rejectsWith(bio.reader.search(), (e: unknown) => e instanceof ReaderAuthError && e.retryable === true);
     await bio.reader.search();
-    assert.equal(n, 2);
+    assert.strictEqual(n, 2);
   });
 
   it('spec 5.4: integratorId is required at construction', () => {
-    assert.throws(
+    throwsError(
       () => asBrowser(() => new BioID({ middlewareUrl: MW, auth: { ...idpAuth(), dangerouslyAllowBrowser: true } })),
       (e: unknown) => e instanceof BioIDError && e.code === 'config' && /integratorId is required/.test(e.message),
     );
   });
 
   it('the default issuer is not published: issuerUrl is required with an error that says so', () => {
-    assert.throws(
+    throwsError(
       () => bioWith(idpNetwork(), {}, idpAuth({ issuerUrl: undefined })),
       (e: unknown) => e instanceof BioIDError && /auth\.issuerUrl is required: the operator's default identity issuer is not published/.test(e.message),
     );
-    assert.throws(
+    throwsError(
       () => bioWith(idpNetwork(), {}, idpAuth({ realm: undefined })),
       (e: unknown) => e instanceof BioIDError && /auth\.realm is required/.test(e.message),
     );
     for (const field of ['clientId', 'clientSecret']) {
-      assert.throws(() => bioWith(idpNetwork(), {}, idpAuth({ [field]: '' })), (e: unknown) => e instanceof BioIDError && e.message.includes(`auth.${field}`));
+      throwsError(() => bioWith(idpNetwork(), {}, idpAuth({ [field]: '' })), (e: unknown) => e instanceof BioIDError && e.message.includes(`auth.${field}`));
     }
   });
 
   it('spec 5.4, 5.5: refuses to construct in a browser unless dangerouslyAllowBrowser is true', () => {
-    assert.throws(
+    throwsError(
       () => asBrowser(() => new BioID({ middlewareUrl: MW, integratorId: 't', auth: idpAuth() })),
       (e: unknown) => e instanceof BioIDError && e.code === 'config' && /must not run in a browser/.test(e.message) && !e.message.includes(SECRET),
     );
@@ -152,7 +152,7 @@ describe('idpClientCredentials strategy (spec 2.2 B, 4.2, 5.4)', () => {
     const net = idpNetwork(() => json({ access_token: 'idp-jwt', expires_in: 60 }));
     await bioWith(net).reader.verify({ subjectId: 'alice' });
     const call = net.callsTo(`${MW}/orchestrator/verify`)[0]!;
-    assert.equal(call.headers.get('authorization'), 'Bearer idp-jwt');
-    assert.equal(call.headers.get('x-integrator-id'), 'tenant-1');
+    assert.strictEqual(call.headers.get('authorization'), 'Bearer idp-jwt');
+    assert.strictEqual(call.headers.get('x-integrator-id'), 'tenant-1');
   });
 });

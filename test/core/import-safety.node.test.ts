@@ -1,5 +1,4 @@
-import { describe, it } from 'node:test';
-import assert from 'node:assert/strict';
+import { assert } from 'chai';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { version } from '../../src/index.js';
@@ -14,12 +13,12 @@ describe('the core in Node and during server-side rendering', () => {
       if (typeof core.BioID !== 'function') throw new Error('no BioID');
       console.log('ok');`;
     const result = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
-    assert.equal(result.status, 0, result.stderr);
+    assert.strictEqual(result.status, 0, result.stderr);
     assert.match(result.stdout, /ok/);
   });
 
   it('the exported version is the package version', () => {
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-    assert.equal(version, pkg.version);
+    assert.strictEqual(version, pkg.version);
   });
 });

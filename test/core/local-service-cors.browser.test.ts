@@ -1,5 +1,5 @@
-import { describe, it } from 'node:test';
-import assert from 'node:assert/strict';
+import { assert } from '@open-wc/testing';
+import { rejectsWith } from '../support/expect-error.js';
 import { BioIDError, createFingerprintReader } from '../../src/index.js';
 
 describe('local service seen from a real page', () => {
@@ -8,11 +8,10 @@ describe('local service seen from a real page', () => {
     // browser blocks the answer, exactly like a local service that does not allow this page.
     const { origin: otherOrigin } = (await (await fetch('/__test/second-origin')).json()) as { origin: string };
     const status = await fetch(`${otherOrigin}/status`, { mode: 'no-cors' });
-    assert.equal(status.type, 'opaque', 'the second origin is up (only CORS stands in the way)');
+    assert.strictEqual(status.type, 'opaque', 'the second origin is up (only CORS stands in the way)');
     const reader = createFingerprintReader({ getToken: 't', middlewareUrl: 'https://mw.example.com', localServiceUrl: otherOrigin, timeoutMs: 3000 });
-    const error = await reader.target().catch((e: unknown) => e);
-    assert.ok(error instanceof BioIDError, String(error));
-    assert.equal(error.code, 'local-service-unreachable');
+    const error = await rejectsWith(reader.target(), BioIDError);
+    assert.strictEqual(error.code, 'local-service-unreachable');
     assert.match(error.message, /companion application.*local network access prompt.*pin workstationId and deviceId/);
   });
 });

@@ -1,5 +1,5 @@
-import { describe, it } from 'node:test';
-import assert from 'node:assert/strict';
+import { assert } from 'chai';
+import { rejectsWith } from '../support/expect-error.js';
 import { BioIDError, WORKSTATION_OFFLINE_TEXT, createFingerprintReader } from '../../src/index.js';
 import { hang, json, refuse, text } from '../support/fake-network.js';
 import { LOCAL, MW, readerOver, standardNetwork } from '../support/sdk-fixtures.js';
@@ -17,8 +17,8 @@ describe('middleware calls (spec 4.4, 5.1, 7, 8)', () => {
     await reader.search();
     await reader.fetchEnrolled({ subjectId: 'alice' });
     const middlewareCalls = net.calls.filter((c) => c.url.startsWith(MW));
-    assert.equal(middlewareCalls.length, 4);
-    for (const call of middlewareCalls) assert.equal(call.headers.get('authorization'), 'Bearer token-1');
+    assert.strictEqual(middlewareCalls.length, 4);
+    for (const call of middlewareCalls) assert.strictEqual(call.headers.get('authorization'), 'Bearer token-1');
   });
 
   it('spec 4.4: dispatch requests carry X-Integrator-Id when integratorId is set, and only dispatch requests', async () => {
@@ -26,37 +26,37 @@ describe('middleware calls (spec 4.4, 5.1, 7, 8)', () => {
     const { reader } = readerOver(net, { ...PIN, integratorId: 'tenant-1' });
     await reader.verify({ subjectId: 'alice' });
     await reader.fetchEnrolled({ subjectId: 'alice' });
-    assert.equal(net.callsTo(`${MW}/orchestrator/verify`)[0]!.headers.get('x-integrator-id'), 'tenant-1');
-    assert.equal(net.callsTo(`${MW}/biometrics/alice`)[0]!.headers.get('x-integrator-id'), null);
+    assert.strictEqual(net.callsTo(`${MW}/orchestrator/verify`)[0]!.headers.get('x-integrator-id'), 'tenant-1');
+    assert.strictEqual(net.callsTo(`${MW}/biometrics/alice`)[0]!.headers.get('x-integrator-id'), null);
   });
 
   it('spec 2.3: without integratorId no X-Integrator-Id header is sent (tenant-scoped tokens)', async () => {
     const net = standardNetwork();
     await readerOver(net, PIN).reader.verify({ subjectId: 'alice' });
-    assert.equal(net.callsTo(`${MW}/orchestrator/verify`)[0]!.headers.get('x-integrator-id'), null);
+    assert.strictEqual(net.callsTo(`${MW}/orchestrator/verify`)[0]!.headers.get('x-integrator-id'), null);
   });
 
   it('product 3: dispatch bodies name the workstation, device, subject and agentId; success bodies pass through unchanged', async () => {
     const net = standardNetwork();
     const { reader } = readerOver(net, PIN);
     const result = await reader.verify({ subjectId: 'alice', agentId: 'clerk-9' });
-    assert.deepEqual(net.callsTo(`${MW}/orchestrator/verify`)[0]!.body, { workstationId: 'ws-7', deviceId: 'dev-1', subjectId: 'alice', agentId: 'clerk-9' });
-    assert.deepEqual(result, { subjectId: 'alice', match: true, score: 0.97, verificationId: 'ver-1', extra: 'kept' });
+    assert.deepStrictEqual(net.callsTo(`${MW}/orchestrator/verify`)[0]!.body, { workstationId: 'ws-7', deviceId: 'dev-1', subjectId: 'alice', agentId: 'clerk-9' });
+    assert.deepStrictEqual(result, { subjectId: 'alice', match: true, score: 0.97, verificationId: 'ver-1', extra: 'kept' });
     await reader.search({ agentId: 'clerk-9' });
-    assert.deepEqual(net.callsTo(`${MW}/orchestrator/search`)[0]!.body, { workstationId: 'ws-7', deviceId: 'dev-1', agentId: 'clerk-9' });
+    assert.deepStrictEqual(net.callsTo(`${MW}/orchestrator/search`)[0]!.body, { workstationId: 'ws-7', deviceId: 'dev-1', agentId: 'clerk-9' });
   });
 
   it('spec 8: every network call is bounded by timeoutMs', async () => {
     const net = standardNetwork().on('POST', `${MW}/orchestrator/verify`, hang);
     const { reader } = readerOver(net, { ...PIN, timeoutMs: 50 });
     const started = Date.now();
-    await assert.rejects(reader.verify({ subjectId: 'alice' }), code('timeout', /did not answer within 50 ms/));
+    await rejectsWith(reader.verify({ subjectId: 'alice' }), code('timeout', /did not answer within 50 ms/));
     assert.ok(Date.now() - started < 2000);
   });
 
   it('spec 8: a getToken that never settles is bounded by timeoutMs too', async () => {
     const reader = createFingerprintReader({ ...PIN, middlewareUrl: MW, fetchImpl: standardNetwork().fetch, timeoutMs: 50, getToken: () => new Promise<string>(() => {}) });
-    await assert.rejects(reader.search(), code('timeout', /getToken did not settle within 50 ms/));
+    await rejectsWith(reader.search(), code('timeout', /getToken did not settle within 50 ms/));
   });
 
   it("a caller's AbortSignal aborts the call with code 'aborted'", async () => {
@@ -65,8 +65,8 @@ describe('middleware calls (spec 4.4, 5.1, 7, 8)', () => {
     const controller = new AbortController();
     const pending = reader.verify({ subjectId: 'alice', signal: controller.signal });
     setTimeout(() => controller.abort(), 10);
-    await assert.rejects(pending, code('aborted'));
-    await assert.rejects(reader.verify({ subjectId: 'alice', signal: AbortSignal.abort() }), code('aborted'));
+    await rejectsWith(pending, code('aborted'));
+    await rejectsWith(reader.verify({ subjectId: 'alice', signal: AbortSignal.abort() }), code('aborted'));
   });
 
   it('close() aborts in-flight work, and later calls reject', async () => {
@@ -74,8 +74,8 @@ describe('middleware calls (spec 4.4, 5.1, 7, 8)', () => {
     const { reader } = readerOver(net, PIN);
     const pending = reader.verify({ subjectId: 'alice' });
     setTimeout(() => reader.close(), 10);
-    await assert.rejects(pending, code('aborted'));
-    await assert.rejects(reader.search(), code('aborted', /closed/));
+    await rejectsWith(pending, code('aborted'));
+    await rejectsWith(reader.search(), code('aborted', /closed/));
   });
 
   it(`spec 7: 503 "${WORKSTATION_OFFLINE_TEXT}" has its own code and keeps the text`, async () => {
@@ -84,13 +84,13 @@ describe('middleware calls (spec 4.4, 5.1, 7, 8)', () => {
     );
     const error = await readerOver(net, PIN).reader.verify({ subjectId: 'alice' }).catch((e: unknown) => e);
     assert.ok(error instanceof BioIDError);
-    assert.equal(error.code, 'workstation-offline');
-    assert.equal(error.status, 503);
-    assert.equal(error.retryable, true);
+    assert.strictEqual(error.code, 'workstation-offline');
+    assert.strictEqual(error.status, 503);
+    assert.strictEqual(error.retryable, true);
     assert.ok(error.message.includes(WORKSTATION_OFFLINE_TEXT));
     // The text also counts when the middleware sends it as plain text.
     const plain = standardNetwork().on('POST', `${MW}/orchestrator/verify`, () => text(WORKSTATION_OFFLINE_TEXT, 503));
-    await assert.rejects(readerOver(plain, PIN).reader.verify({ subjectId: 'alice' }), code('workstation-offline'));
+    await rejectsWith(readerOver(plain, PIN).reader.verify({ subjectId: 'alice' }), code('workstation-offline'));
   });
 
   it('other failure statuses map to codes with the status, retryable for 5xx', async () => {
@@ -105,34 +105,34 @@ describe('middleware calls (spec 4.4, 5.1, 7, 8)', () => {
       const net = standardNetwork().on('POST', `${MW}/orchestrator/search`, () => json({ error: 'x', message: 'went wrong' }, status));
       const error = await readerOver(net, PIN).reader.search().catch((e: unknown) => e);
       assert.ok(error instanceof BioIDError);
-      assert.deepEqual([error.code, error.status, error.retryable], [expected, status, retryable], `HTTP ${status}`);
+      assert.deepStrictEqual([error.code, error.status, error.retryable], [expected, status, retryable], `HTTP ${status}`);
       assert.match(error.message, /went wrong/);
     }
   });
 
   it('a non-JSON or HTML body becomes a clear error, not a JSON parse crash', async () => {
     const html = standardNetwork().on('POST', `${MW}/orchestrator/search`, () => text('<!doctype html><title>Login</title>', 200, 'text/html'));
-    await assert.rejects(readerOver(html, PIN).reader.search(), code('bad-response', /HTML page/));
+    await rejectsWith(readerOver(html, PIN).reader.search(), code('bad-response', /HTML page/));
     const truncated = standardNetwork().on('POST', `${MW}/orchestrator/search`, () => text('{"candidates": [', 200, 'application/json'));
-    await assert.rejects(readerOver(truncated, PIN).reader.search(), code('bad-response', /not a JSON object/));
+    await rejectsWith(readerOver(truncated, PIN).reader.search(), code('bad-response', /not a JSON object/));
     const proxy = standardNetwork().on('POST', `${MW}/orchestrator/search`, () => text('<html><body>502 Bad Gateway</body></html>', 502, 'text/html'));
-    await assert.rejects(readerOver(proxy, PIN).reader.search(), code('middleware', /HTML page/));
+    await rejectsWith(readerOver(proxy, PIN).reader.search(), code('middleware', /HTML page/));
     const wrongShape = standardNetwork().on('POST', `${MW}/orchestrator/verify`, () => json({ ok: true }));
-    await assert.rejects(readerOver(wrongShape, PIN).reader.verify({ subjectId: 'a' }), code('bad-response', /verify answer/));
+    await rejectsWith(readerOver(wrongShape, PIN).reader.verify({ subjectId: 'a' }), code('bad-response', /verify answer/));
   });
 
   it('search candidates and enrolled records are checked before callers rely on them', async () => {
     const candidates = standardNetwork().on('POST', `${MW}/orchestrator/search`, () => json({ searchId: 's', candidates: [{ subjectId: { toString: 1 }, score: 1 }] }));
-    await assert.rejects(readerOver(candidates, PIN).reader.search(), code('bad-response', /candidates\[0\].*subjectId is not a string/));
+    await rejectsWith(readerOver(candidates, PIN).reader.search(), code('bad-response', /candidates\[0\].*subjectId is not a string/));
     const scores = standardNetwork().on('POST', `${MW}/orchestrator/search`, () => json({ searchId: 's', candidates: [{ subjectId: 'a', score: '0.9' }] }));
-    await assert.rejects(readerOver(scores, PIN).reader.search(), code('bad-response', /score is not a number/));
+    await rejectsWith(readerOver(scores, PIN).reader.search(), code('bad-response', /score is not a number/));
     const records = standardNetwork().on('GET', `${MW}/biometrics/alice`, () => json({ subjectId: 'alice', records: [null] }));
-    await assert.rejects(readerOver(records, PIN).reader.fetchEnrolled({ subjectId: 'alice' }), code('bad-response', /records\[0\]/));
+    await rejectsWith(readerOver(records, PIN).reader.fetchEnrolled({ subjectId: 'alice' }), code('bad-response', /records\[0\]/));
   });
 
   it('a network failure is a network error that names the URL', async () => {
     const net = standardNetwork().on('POST', `${MW}/orchestrator/search`, refuse);
-    await assert.rejects(readerOver(net, PIN).reader.search(), code('network', /Could not reach the middleware at https:\/\/mw\.example\.com\/api\/v2\/orchestrator\/search/));
+    await rejectsWith(readerOver(net, PIN).reader.search(), code('network', /Could not reach the middleware at https:\/\/mw\.example\.com\/api\/v2\/orchestrator\/search/));
   });
 
   it('no error message or cause ever contains the token, even when the middleware echoes it', async () => {
@@ -151,9 +151,9 @@ describe('middleware calls (spec 4.4, 5.1, 7, 8)', () => {
     for (const base of ['https://mw.example.com/api/v2/', 'https://mw.example.com/api/v2']) {
       const net = standardNetwork().on('GET', `${MW}/biometrics/a%2Fb%20c%3F`, () => json({ subjectId: 'a/b c?', records: [] }));
       const reader = createFingerprintReader({ ...PIN, middlewareUrl: base, fetchImpl: net.fetch, getToken: 't' });
-      assert.deepEqual(await reader.fetchEnrolled({ subjectId: 'a/b c?' }), { subjectId: 'a/b c?', records: [] });
+      assert.deepStrictEqual(await reader.fetchEnrolled({ subjectId: 'a/b c?' }), { subjectId: 'a/b c?', records: [] });
       await reader.search();
-      assert.equal(net.calls.at(-1)!.url, `${MW}/orchestrator/search`);
+      assert.strictEqual(net.calls.at(-1)!.url, `${MW}/orchestrator/search`);
     }
   });
 
@@ -165,13 +165,13 @@ describe('middleware calls (spec 4.4, 5.1, 7, 8)', () => {
     await reader.search();
     const local = net.calls.filter((c) => c.url.startsWith(LOCAL));
     assert.ok(local.every((c) => c.method === 'GET' && c.path === '/status'), 'only discovery reaches the local service');
-    assert.equal(net.calls.filter((c) => c.url.startsWith(`${MW}/orchestrator/`)).length, 3);
+    assert.strictEqual(net.calls.filter((c) => c.url.startsWith(`${MW}/orchestrator/`)).length, 3);
   });
 
   it('operation arguments are validated with the field named', async () => {
     const { reader } = readerOver(standardNetwork(), PIN);
-    await assert.rejects(reader.verify({ subjectId: '' }), code('config', /verify: subjectId is required/));
-    await assert.rejects(reader.enroll(undefined as never), code('config', /enroll: subjectId/));
-    await assert.rejects(reader.search({ agentId: 5 as never }), code('config', /agentId/));
+    await rejectsWith(reader.verify({ subjectId: '' }), code('config', /verify: subjectId is required/));
+    await rejectsWith(reader.enroll(undefined as never), code('config', /enroll: subjectId/));
+    await rejectsWith(reader.search({ agentId: 5 as never }), code('config', /agentId/));
   });
 });

@@ -1,34 +1,33 @@
-import { describe, it } from 'node:test';
-import assert from 'node:assert/strict';
+import { assert } from 'chai';
 import { TokenCache, cacheLifetimeMs, MAX_CACHE_SECONDS } from '../../src/core/token-cache.js';
 
 describe('TokenCache: the one cache behind every token holder (spec 5.6)', () => {
   it('spec 5.6: a token is cached for a time just under expires_in', () => {
-    assert.equal(cacheLifetimeMs(300), 270_000, '30 s leeway for a 5 minute token');
-    assert.equal(cacheLifetimeMs(3600), 3_570_000);
+    assert.strictEqual(cacheLifetimeMs(300), 270_000, '30 s leeway for a 5 minute token');
+    assert.strictEqual(cacheLifetimeMs(3600), 3_570_000);
   });
 
   it('the leeway is clamped to the lifetime, so a short token cannot cause a refresh storm', () => {
-    assert.equal(cacheLifetimeMs(20), 18_000);
-    assert.equal(cacheLifetimeMs(1), 900);
+    assert.strictEqual(cacheLifetimeMs(20), 18_000);
+    assert.strictEqual(cacheLifetimeMs(1), 900);
     assert.ok(cacheLifetimeMs(0.5) > 0);
   });
 
   it('a huge expires_in is bounded', () => {
-    assert.equal(cacheLifetimeMs(10 ** 12), cacheLifetimeMs(MAX_CACHE_SECONDS));
+    assert.strictEqual(cacheLifetimeMs(10 ** 12), cacheLifetimeMs(MAX_CACHE_SECONDS));
   });
 
   it('hands out the cached token until it is stale, then fetches once', async () => {
     let now = 0;
     let fetched = 0;
     const cache = new TokenCache(async () => ({ accessToken: `t${++fetched}`, expiresIn: 100 }), () => now);
-    assert.equal(await cache.get(), 't1');
+    assert.strictEqual(await cache.get(), 't1');
     now = 89_999;
-    assert.equal(await cache.get(), 't1');
-    assert.equal(cache.remainingSeconds(), 0);
+    assert.strictEqual(await cache.get(), 't1');
+    assert.strictEqual(cache.remainingSeconds(), 0);
     now = 90_000;
-    assert.equal(await cache.get(), 't2');
-    assert.equal(cache.remainingSeconds(), 90);
+    assert.strictEqual(await cache.get(), 't2');
+    assert.strictEqual(cache.remainingSeconds(), 90);
   });
 
   it('a rejection is never cached, and concurrent callers share the one failing flight', async () => {
@@ -39,9 +38,9 @@ describe('TokenCache: the one cache behind every token holder (spec 5.6)', () =>
       return { accessToken: 'ok', expiresIn: 60 };
     });
     const results = await Promise.allSettled([cache.get(), cache.get(), cache.get()]);
-    assert.deepEqual(results.map((r) => r.status), ['rejected', 'rejected', 'rejected']);
-    assert.equal(attempts, 1);
-    assert.equal(await cache.get(), 'ok');
+    assert.deepStrictEqual(results.map((r) => r.status), ['rejected', 'rejected', 'rejected']);
+    assert.strictEqual(attempts, 1);
+    assert.strictEqual(await cache.get(), 'ok');
   });
 
   it('clear() drops the token; a flight under way is not stored afterwards', async () => {
@@ -50,7 +49,7 @@ describe('TokenCache: the one cache behind every token holder (spec 5.6)', () =>
     const pending = cache.get();
     cache.clear();
     release();
-    assert.equal(await pending, 'late');
-    assert.equal(cache.remainingSeconds(), undefined);
+    assert.strictEqual(await pending, 'late');
+    assert.strictEqual(cache.remainingSeconds(), undefined);
   });
 });

@@ -1,5 +1,5 @@
-import { describe, it } from 'node:test';
-import assert from 'node:assert/strict';
+import { assert } from 'chai';
+import { rejectsWith } from '../support/expect-error.js';
 import { BioID, BioIDError, ReaderAuthError, createFingerprintReader } from '../../src/index.js';
 import { deferred, json, text } from '../support/fake-network.js';
 import { MW, readerOver, standardNetwork } from '../support/sdk-fixtures.js';
@@ -10,13 +10,13 @@ describe('tokenProvider strategy (spec 2.2 A, 5.3)', () => {
   it('spec 5.3: getToken is called on first use, not at construction, and the token is cached', async () => {
     const net = standardNetwork();
     const { reader, tokensIssued } = readerOver(net, PIN);
-    assert.equal(tokensIssued(), 0);
+    assert.strictEqual(tokensIssued(), 0);
     await reader.verify({ subjectId: 'alice' });
     await reader.verify({ subjectId: 'alice' });
     await reader.search();
-    assert.equal(tokensIssued(), 1);
+    assert.strictEqual(tokensIssued(), 1);
     for (const call of net.callsTo(`${MW}/orchestrator/verify`)) {
-      assert.equal(call.headers.get('authorization'), 'Bearer token-1');
+      assert.strictEqual(call.headers.get('authorization'), 'Bearer token-1');
     }
   });
 
@@ -28,7 +28,7 @@ describe('tokenProvider strategy (spec 2.2 A, 5.3)', () => {
     const all = Promise.all(Array.from({ length: 20 }, () => reader.verify({ subjectId: 'alice' })));
     gate.resolve('shared-token');
     await all;
-    assert.equal(calls, 1);
+    assert.strictEqual(calls, 1);
   });
 
   it('a getToken rejection is never cached: the next call asks again', async () => {
@@ -44,9 +44,9 @@ describe('tokenProvider strategy (spec 2.2 A, 5.3)', () => {
         return 'token-ok';
       },
     });
-    await assert.rejects(reader.verify({ subjectId: 'alice' }), ReaderAuthError);
-    assert.equal((await reader.verify({ subjectId: 'alice' })).match, true);
-    assert.equal(calls, 2);
+    await rejectsWith(reader.verify({ subjectId: 'alice' }), ReaderAuthError);
+    assert.strictEqual((await reader.verify({ subjectId: 'alice' })).match, true);
+    assert.strictEqual(calls, 2);
   });
 
   it('spec 5.7, 7: a throwing getToken of a standalone reader surfaces as ReaderAuthError with the cause kept', async () => {
@@ -56,9 +56,9 @@ describe('tokenProvider strategy (spec 2.2 A, 5.3)', () => {
     const error = await reader.verify({ subjectId: 'alice' }).catch((e: unknown) => e);
     assert.ok(error instanceof ReaderAuthError);
     assert.ok(error instanceof BioIDError);
-    assert.equal(error.code, 'auth');
-    assert.equal(error.cause, cause);
-    assert.equal(net.callsTo(`${MW}/orchestrator/verify`).length, 0, 'no request without a token');
+    assert.strictEqual(error.code, 'auth');
+    assert.strictEqual(error.cause, cause);
+    assert.strictEqual(net.callsTo(`${MW}/orchestrator/verify`).length, 0, 'no request without a token');
   });
 
   it('a getToken that rejects with something whose text cannot even be read is still a ReaderAuthError', async () => {
@@ -66,7 +66,7 @@ describe('tokenProvider strategy (spec 2.2 A, 5.3)', () => {
     const reader = createFingerprintReader({ ...PIN, middlewareUrl: MW, fetchImpl: standardNetwork().fetch, getToken: () => Promise.reject(hostile) });
     const error = await reader.search().catch((e: unknown) => e);
     assert.ok(error instanceof ReaderAuthError, String((error as Error)?.name));
-    assert.equal(error.cause, hostile);
+    assert.strictEqual(error.cause, hostile);
   });
 
   it('a getToken that resolves to an empty or non-string value is a clear ReaderAuthError', async () => {
@@ -78,7 +78,7 @@ describe('tokenProvider strategy (spec 2.2 A, 5.3)', () => {
       ['two words', /not a bearer token/],
     ] as const) {
       const reader = createFingerprintReader({ ...PIN, middlewareUrl: MW, fetchImpl: standardNetwork().fetch, getToken: async () => value as unknown as string });
-      await assert.rejects(reader.verify({ subjectId: 'alice' }), (e: unknown) => e instanceof ReaderAuthError && message.test(e.message));
+      await rejectsWith(reader.verify({ subjectId: 'alice' }), (e: unknown) => e instanceof ReaderAuthError && message.test(e.message));
     }
   });
 
@@ -86,7 +86,7 @@ describe('tokenProvider strategy (spec 2.2 A, 5.3)', () => {
     const net = standardNetwork();
     const reader = createFingerprintReader({ ...PIN, middlewareUrl: MW, fetchImpl: net.fetch, getToken: 'static-token' });
     await reader.search();
-    assert.equal(net.calls.at(-1)!.headers.get('authorization'), 'Bearer static-token');
+    assert.strictEqual(net.calls.at(-1)!.headers.get('authorization'), 'Bearer static-token');
   });
 
   it('spec 5.3: after a 401 the SDK gets a new token and retries the failed request exactly once', async () => {
@@ -95,26 +95,26 @@ describe('tokenProvider strategy (spec 2.2 A, 5.3)', () => {
     );
     const { reader, tokensIssued } = readerOver(net, PIN);
     const result = await reader.search();
-    assert.equal(result.searchId, 's');
-    assert.equal(tokensIssued(), 2);
+    assert.strictEqual(result.searchId, 's');
+    assert.strictEqual(tokensIssued(), 2);
     const attempts = net.callsTo(`${MW}/orchestrator/search`);
-    assert.deepEqual(attempts.map((c) => c.headers.get('authorization')), ['Bearer token-1', 'Bearer token-2']);
+    assert.deepStrictEqual(attempts.map((c) => c.headers.get('authorization')), ['Bearer token-1', 'Bearer token-2']);
   });
 
   it('spec 5.3: a second 401 surfaces as an unauthorized error after exactly one retry', async () => {
     const net = standardNetwork().on('POST', `${MW}/orchestrator/search`, () => json({ error: 'invalid_token' }, 401));
     const { reader, tokensIssued } = readerOver(net, PIN);
-    await assert.rejects(reader.search(), (e: unknown) => e instanceof BioIDError && e.code === 'unauthorized' && e.status === 401 && !e.retryable);
-    assert.equal(net.callsTo(`${MW}/orchestrator/search`).length, 2);
-    assert.equal(tokensIssued(), 2);
+    await rejectsWith(reader.search(), (e: unknown) => e instanceof BioIDError && e.code === 'unauthorized' && e.status === 401 && !e.retryable);
+    assert.strictEqual(net.callsTo(`${MW}/orchestrator/search`).length, 2);
+    assert.strictEqual(tokensIssued(), 2);
   });
 
   it('a 403 is not retried and does not refresh the token', async () => {
     const net = standardNetwork().on('POST', `${MW}/orchestrator/search`, () => json({ error: 'forbidden' }, 403));
     const { reader, tokensIssued } = readerOver(net, PIN);
-    await assert.rejects(reader.search(), (e: unknown) => e instanceof BioIDError && e.code === 'forbidden');
-    assert.equal(net.callsTo(`${MW}/orchestrator/search`).length, 1);
-    assert.equal(tokensIssued(), 1);
+    await rejectsWith(reader.search(), (e: unknown) => e instanceof BioIDError && e.code === 'forbidden');
+    assert.strictEqual(net.callsTo(`${MW}/orchestrator/search`).length, 1);
+    assert.strictEqual(tokensIssued(), 1);
   });
 
   it('concurrent 401s for one token cause one refresh', async () => {
@@ -129,7 +129,7 @@ describe('tokenProvider strategy (spec 2.2 A, 5.3)', () => {
     await new Promise((r) => setTimeout(r, 10));
     release.resolve();
     await all;
-    assert.equal(tokensIssued(), 2, 'ten 401s for token-1 caused one refresh');
+    assert.strictEqual(tokensIssued(), 2, 'ten 401s for token-1 caused one refresh');
   });
 
   it('a 401 answering a token that was already replaced reuses the current token instead of refreshing again', async () => {
@@ -142,10 +142,10 @@ describe('tokenProvider strategy (spec 2.2 A, 5.3)', () => {
     const { reader, tokensIssued } = readerOver(net, PIN);
     const first = reader.search();
     const second = reader.search();
-    assert.equal((await first).searchId, 'Bearer token-2');
+    assert.strictEqual((await first).searchId, 'Bearer token-2');
     late.resolve();
-    assert.equal((await second).searchId, 'Bearer token-2');
-    assert.equal(tokensIssued(), 2, 'no third token');
+    assert.strictEqual((await second).searchId, 'Bearer token-2');
+    assert.strictEqual(tokensIssued(), 2, 'no third token');
   });
 
   it('spec 5.3 via BioID: the tokenProvider of a BioID instance follows the same rules', async () => {
@@ -154,7 +154,7 @@ describe('tokenProvider strategy (spec 2.2 A, 5.3)', () => {
     );
     const answers = ['first', 'second'];
     const bio = new BioID({ middlewareUrl: MW, fetchImpl: net.fetch, ...PIN, auth: { type: 'tokenProvider', getToken: async () => answers.shift()! } });
-    assert.equal((await bio.reader.search()).searchId, 'x');
-    assert.equal(answers.length, 0);
+    assert.strictEqual((await bio.reader.search()).searchId, 'x');
+    assert.strictEqual(answers.length, 0);
   });
 });

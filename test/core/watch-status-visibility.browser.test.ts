@@ -1,5 +1,4 @@
-import { describe, it } from 'node:test';
-import assert from 'node:assert/strict';
+import { assert } from '@open-wc/testing';
 import { tick } from '../support/fake-network.js';
 import { LOCAL, readerOver, standardNetwork } from '../support/sdk-fixtures.js';
 
@@ -19,10 +18,10 @@ describe('watchStatus in a real page', () => {
       await tick(15);
       const hiddenFrom = net.callsTo(`${LOCAL}/status`).length;
       await tick(100);
-      assert.equal(net.callsTo(`${LOCAL}/status`).length, hiddenFrom);
+      assert.strictEqual(net.callsTo(`${LOCAL}/status`).length, hiddenFrom);
       setVisibility('visible');
       await tick(5);
-      assert.equal(net.callsTo(`${LOCAL}/status`).length, hiddenFrom + 1);
+      assert.strictEqual(net.callsTo(`${LOCAL}/status`).length, hiddenFrom + 1);
     } finally {
       stop();
       delete (document as { visibilityState?: unknown }).visibilityState;

@@ -1,7 +1,6 @@
 // Pausing while the page is hidden, exercised in Node with a stand-in document; the Chromium twin
 // (test/core/watch-status-visibility.browser.test.ts) uses the real one.
-import { describe, it } from 'node:test';
-import assert from 'node:assert/strict';
+import { assert } from 'chai';
 import { tick } from '../support/fake-network.js';
 import { LOCAL, readerOver, standardNetwork } from '../support/sdk-fixtures.js';
 
@@ -19,11 +18,11 @@ describe('watchStatus pauses while the page is hidden', () => {
       await tick(15); // a poll under way may still finish
       const hiddenFrom = net.callsTo(`${LOCAL}/status`).length;
       await tick(100);
-      assert.equal(net.callsTo(`${LOCAL}/status`).length, hiddenFrom, '0 polls while hidden');
+      assert.strictEqual(net.callsTo(`${LOCAL}/status`).length, hiddenFrom, '0 polls while hidden');
       fakeDocument.visibilityState = 'visible';
       fakeDocument.dispatchEvent(new Event('visibilitychange'));
       await tick(5);
-      assert.equal(net.callsTo(`${LOCAL}/status`).length, hiddenFrom + 1, 'polls again at once');
+      assert.strictEqual(net.callsTo(`${LOCAL}/status`).length, hiddenFrom + 1, 'polls again at once');
       stop();
     } finally {
       delete (globalThis as { document?: unknown }).document;

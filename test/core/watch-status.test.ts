@@ -1,5 +1,4 @@
-import { describe, it } from 'node:test';
-import assert from 'node:assert/strict';
+import { assert } from 'chai';
 import type { ReaderStatus } from '../../src/index.js';
 import { json, refuse, tick } from '../support/fake-network.js';
 import { LOCAL, STATUS, readerOver, standardNetwork } from '../support/sdk-fixtures.js';
@@ -16,13 +15,13 @@ describe('watchStatus: /status polling (spec 9.2, 9.3)', () => {
     const seen: ReaderStatus[] = [];
     const stop = reader.watchStatus((s) => seen.push(s));
     await tick(80);
-    assert.deepEqual(states(seen), ['checking', 'ready'], 'unchanged polls emit nothing');
-    assert.equal(seen[1]!.workstationId, 'ws-7');
-    assert.equal(seen[1]!.deviceId, 'dev-1');
-    assert.equal(seen[1]!.pinned, false);
+    assert.deepStrictEqual(states(seen), ['checking', 'ready'], 'unchanged polls emit nothing');
+    assert.strictEqual(seen[1]!.workstationId, 'ws-7');
+    assert.strictEqual(seen[1]!.deviceId, 'dev-1');
+    assert.strictEqual(seen[1]!.pinned, false);
     connected = false; // the device is unplugged between polls
     await tick(60);
-    assert.deepEqual(states(seen), ['checking', 'ready', 'no-device'], 'the status flips once, not flapping');
+    assert.deepStrictEqual(states(seen), ['checking', 'ready', 'no-device'], 'the status flips once, not flapping');
     stop();
     assert.ok(net.callsTo(`${LOCAL}/status`).length >= 5);
   });
@@ -37,7 +36,7 @@ describe('watchStatus: /status polling (spec 9.2, 9.3)', () => {
     const polls = net.callsTo(`${LOCAL}/status`).length;
     // Without back-off, 300 ms at 10 ms would be ~30 polls; doubling gives 10, 20, 40, 80, 160 → about 5.
     assert.ok(polls >= 3 && polls <= 7, `polled ${polls} times`);
-    assert.deepEqual(states(seen), ['checking', 'unreachable']);
+    assert.deepStrictEqual(states(seen), ['checking', 'unreachable']);
     assert.match(seen[1]!.message!, /companion application/);
   });
 
@@ -49,14 +48,14 @@ describe('watchStatus: /status polling (spec 9.2, 9.3)', () => {
     stop();
     const afterStop = net.calls.length;
     await tick(50);
-    assert.equal(net.calls.length, afterStop);
+    assert.strictEqual(net.calls.length, afterStop);
 
     reader.watchStatus(() => {});
     await tick(25);
     reader.close();
     const afterClose = net.calls.length;
     await tick(50);
-    assert.equal(net.calls.length, afterClose);
+    assert.strictEqual(net.calls.length, afterClose);
   });
 
   it('a second listener gets the current status without a second polling loop', async () => {
@@ -68,7 +67,7 @@ describe('watchStatus: /status polling (spec 9.2, 9.3)', () => {
     await tick(30);
     const stopSecond = reader.watchStatus((s) => second.push(s));
     await tick(5);
-    assert.equal(second[0]!.state, 'ready');
+    assert.strictEqual(second[0]!.state, 'ready');
     const before = net.calls.length;
     await tick(100);
     const polls = net.calls.length - before;
@@ -84,7 +83,7 @@ describe('watchStatus: /status polling (spec 9.2, 9.3)', () => {
     const stop = reader.watchStatus((s) => seen.push(s));
     await tick(30);
     stop();
-    assert.equal(seen.at(-1)!.state, 'error');
+    assert.strictEqual(seen.at(-1)!.state, 'error');
     assert.match(seen.at(-1)!.message!, /workstationId is missing/);
   });
 });

@@ -1,5 +1,4 @@
-import { describe, it } from 'node:test';
-import assert from 'node:assert/strict';
+import { assert } from 'chai';
 import { captureTemplate, compareTemplates, fingerprintImage, FINGERS, MATCH_THRESHOLD, templateOf } from '../../demo/sim/fingers.js';
 
 describe('simulator: synthetic fingers', () => {
@@ -24,8 +23,8 @@ describe('simulator: synthetic fingers', () => {
 
   it('images are deterministic per finger and differ between fingers', () => {
     const images = FINGERS.map((f) => fingerprintImage(f.id));
-    assert.equal(new Set(images).size, FINGERS.length);
-    assert.equal(fingerprintImage('finger-a'), images[0]);
+    assert.strictEqual(new Set(images).size, FINGERS.length);
+    assert.strictEqual(fingerprintImage('finger-a'), images[0]);
     for (const image of images) {
       assert.match(image, /^data:image\/svg\+xml;base64,/);
       const svg = Buffer.from(image.split(',')[1]!, 'base64').toString();

@@ -1,5 +1,5 @@
-import { after, before, describe, it } from 'node:test';
-import assert from 'node:assert/strict';
+import { assert } from 'chai';
+import { rejectsWith } from '../support/expect-error.js';
 import { generateKeyPair, SignJWT } from 'jose';
 import { BioID } from '../../src/index.js';
 import { clientCredentialsForm, exchangeToken } from '../../src/core/exchange.js';
@@ -48,10 +48,10 @@ describe('simulator: middleware, workstation and local service against a real Id
       .sign(privateKey);
     for (const bad of [null, 'not-a-jwt', forged]) {
       const reply = await mw('biometrics/alice', { token: bad });
-      assert.equal(reply.status, 401, `token ${bad === null ? 'missing' : 'bad'}`);
+      assert.strictEqual(reply.status, 401, `token ${bad === null ? 'missing' : 'bad'}`);
       const body = (await reply.json()) as { error: string; message: string };
-      assert.equal(body.error, 'invalid_token');
-      assert.equal(typeof body.message, 'string');
+      assert.strictEqual(body.error, 'invalid_token');
+      assert.strictEqual(typeof body.message, 'string');
       if (bad) assert.ok(!body.message.includes(bad), 'the message never echoes the token');
     }
   });
@@ -67,7 +67,7 @@ describe('simulator: middleware, workstation and local service against a real Id
           method: 'POST',
           body: new URLSearchParams({ grant_type: 'client_credentials', client_id: CLIENT.clientId, client_secret: CLIENT.clientSecret, audience: idp.audience }),
         })).json() as { access_token: string };
-        assert.equal((await mw('biometrics/alice', { token: foreign.access_token })).status, 401);
+        assert.strictEqual((await mw('biometrics/alice', { token: foreign.access_token })).status, 401);
       }
     } finally {
       await stranger?.close();
@@ -81,10 +81,10 @@ describe('simulator: middleware, workstation and local service against a real Id
     try {
       const expiring = await tokenFor(CLIENT, shortLived.idp);
       const call = () => fetch(`${shortLived.middleware.url}/biometrics/alice`, { headers: { Authorization: `Bearer ${expiring}` } });
-      assert.equal((await call()).status, 200);
+      assert.strictEqual((await call()).status, 200);
       await new Promise((r) => setTimeout(r, 3100));
       const expired = await call();
-      assert.equal(expired.status, 401);
+      assert.strictEqual(expired.status, 401);
       assert.match(((await expired.json()) as { message: string }).message, /ERR_JWT_EXPIRED/);
     } finally {
       await shortLived.close();
@@ -93,80 +93,80 @@ describe('simulator: middleware, workstation and local service against a real Id
 
   it('accepts a real IdP token: fetchEnrolled of an unknown subject is an empty list', async () => {
     const reply = await mw('biometrics/nobody');
-    assert.equal(reply.status, 200);
-    assert.deepEqual(await reply.json(), { subjectId: 'nobody', records: [] });
+    assert.strictEqual(reply.status, 200);
+    assert.deepStrictEqual(await reply.json(), { subjectId: 'nobody', records: [] });
   });
 
   it('dispatch needs X-Integrator-Id (400) naming the token\'s own client (403)', async () => {
     const missing = await mw('orchestrator/enroll', { body: { ...target(), subjectId: 'x' }, integrator: null });
-    assert.equal(missing.status, 400);
-    assert.equal(((await missing.json()) as { error: string }).error, 'missing_integrator_id');
+    assert.strictEqual(missing.status, 400);
+    assert.strictEqual(((await missing.json()) as { error: string }).error, 'missing_integrator_id');
     const other = await mw('orchestrator/enroll', { body: { ...target(), subjectId: 'x' }, integrator: 'someone-else' });
-    assert.equal(other.status, 403);
+    assert.strictEqual(other.status, 403);
   });
 
   it('400 names a missing field', async () => {
     const reply = await mw('orchestrator/enroll', { body: { workstationId: sim.workstationId, subjectId: 'x' } });
-    assert.equal(reply.status, 400);
+    assert.strictEqual(reply.status, 400);
     assert.match(((await reply.json()) as { message: string }).message, /deviceId/);
   });
 
   it('enroll, verify (match and non-match), confirm the verification, search, fetchEnrolled', async () => {
     await sim$('finger', { finger: 'finger-a' });
     const enrolled = await mw('orchestrator/enroll', { body: { ...target(), subjectId: 'alice', agentId: 'clerk-7' } });
-    assert.equal(enrolled.status, 200);
+    assert.strictEqual(enrolled.status, 200);
     const enrollment = (await enrolled.json()) as { subjectId: string; enrollmentId: string; quality: number };
-    assert.equal(enrollment.subjectId, 'alice');
+    assert.strictEqual(enrollment.subjectId, 'alice');
     assert.match(enrollment.enrollmentId, /^enr_/);
-    assert.equal(enrollment.quality, 92);
+    assert.strictEqual(enrollment.quality, 92);
 
     await sim$('finger', { finger: 'finger-b' });
-    assert.equal((await mw('orchestrator/enroll', { body: { ...target(), subjectId: 'bob' } })).status, 200);
+    assert.strictEqual((await mw('orchestrator/enroll', { body: { ...target(), subjectId: 'bob' } })).status, 200);
 
     await sim$('finger', { finger: 'finger-a' });
     const same = (await (await mw('orchestrator/verify', { body: { ...target(), subjectId: 'alice' } })).json()) as {
       match: boolean; score: number; verificationId: string; subjectId: string;
     };
-    assert.equal(same.match, true);
+    assert.strictEqual(same.match, true);
     assert.ok(same.score >= 0.9);
     await sim$('finger', { finger: 'finger-c' });
     const different = (await (await mw('orchestrator/verify', { body: { ...target(), subjectId: 'alice' } })).json()) as typeof same;
-    assert.equal(different.match, false);
-    assert.notEqual(different.verificationId, same.verificationId);
+    assert.strictEqual(different.match, false);
+    assert.notStrictEqual(different.verificationId, same.verificationId);
 
     const confirmed = (await (await mw(`verifications/${same.verificationId}`)).json()) as typeof same;
-    assert.equal(confirmed.match, true);
-    assert.equal(confirmed.subjectId, 'alice');
-    assert.equal((await mw('verifications/ver_made-up')).status, 404);
+    assert.strictEqual(confirmed.match, true);
+    assert.strictEqual(confirmed.subjectId, 'alice');
+    assert.strictEqual((await mw('verifications/ver_made-up')).status, 404);
 
     await sim$('finger', { finger: 'finger-b' });
     const search = (await (await mw('orchestrator/search', { body: target() })).json()) as { candidates: Array<{ subjectId: string }>; searchId: string };
-    assert.deepEqual(search.candidates.map((c) => c.subjectId), ['bob']);
+    assert.deepStrictEqual(search.candidates.map((c) => c.subjectId), ['bob']);
     await sim$('finger', { finger: 'finger-d' });
     const none = (await (await mw('orchestrator/search', { body: target() })).json()) as typeof search;
-    assert.deepEqual(none.candidates, []);
+    assert.deepStrictEqual(none.candidates, []);
 
     const records = (await (await mw('biometrics/alice')).json()) as { records: Array<{ enrollmentId: string }> };
-    assert.deepEqual(records.records.map((r) => r.enrollmentId), [enrollment.enrollmentId]);
+    assert.deepStrictEqual(records.records.map((r) => r.enrollmentId), [enrollment.enrollmentId]);
   });
 
   it('no finger on the sensor is 422 no_finger; an unknown operation 404', async () => {
     await sim$('finger', { finger: null });
     try {
       const reply = await mw('orchestrator/search', { body: target() });
-      assert.equal(reply.status, 422);
+      assert.strictEqual(reply.status, 422);
       assert.match(((await reply.json()) as { error: string; message: string }).message, /No finger was placed/);
     } finally {
       await sim$('finger', { finger: 'finger-a' });
     }
-    assert.equal((await mw('orchestrator/delete', { body: target() })).status, 404);
-    assert.equal((await sim$('finger', { finger: 'finger-z' })).status, 400);
+    assert.strictEqual((await mw('orchestrator/delete', { body: target() })).status, 404);
+    assert.strictEqual((await sim$('finger', { finger: 'finger-z' })).status, 400);
   });
 
   it('verify of a subject with no enrollment is 404 subject_not_enrolled', async () => {
     const reply = await mw('orchestrator/verify', { body: { ...target(), subjectId: 'ghost' } });
-    assert.equal(reply.status, 404);
-    assert.equal(((await reply.json()) as { error: string }).error, 'subject_not_enrolled');
+    assert.strictEqual(reply.status, 404);
+    assert.strictEqual(((await reply.json()) as { error: string }).error, 'subject_not_enrolled');
   });
 
   it('templates and verifications are per integrator: another tenant of the same IdP sees none of them', async () => {
@@ -174,11 +174,11 @@ describe('simulator: middleware, workstation and local service against a real Id
     const mine = (await (await mw('biometrics/alice')).json()) as { records: unknown[] };
     assert.ok(mine.records.length > 0);
     const theirs = (await (await mw('biometrics/alice', { token: other })).json()) as { records: unknown[] };
-    assert.deepEqual(theirs.records, []);
+    assert.deepStrictEqual(theirs.records, []);
     const verify = await mw('orchestrator/verify', { body: { ...target(), subjectId: 'alice' }, token: other, integrator: OTHER.clientId });
-    assert.equal(verify.status, 404, 'alice is not enrolled for the other integrator');
+    assert.strictEqual(verify.status, 404, 'alice is not enrolled for the other integrator');
     // And one integrator cannot claim to be the other by changing the header.
-    assert.equal((await mw('orchestrator/search', { body: target(), token: other })).status, 403);
+    assert.strictEqual((await mw('orchestrator/search', { body: target(), token: other })).status, 403);
   });
 
   it('an offline workstation: 503 with the exact text, liveness live:false; back online works again', async () => {
@@ -186,41 +186,41 @@ describe('simulator: middleware, workstation and local service against a real Id
     await sim$('workstation', { online: false });
     try {
       const reply = await mw('orchestrator/verify', { body: { ...target(), subjectId: 'alice' } });
-      assert.equal(reply.status, 503);
-      assert.deepEqual(await reply.json(), { error: 'workstation_offline', message: WORKSTATION_OFFLINE_TEXT });
+      assert.strictEqual(reply.status, 503);
+      assert.deepStrictEqual(await reply.json(), { error: 'workstation_offline', message: WORKSTATION_OFFLINE_TEXT });
       const live = (await (await mw(`orchestrator/workstations/${sim.workstationId}`)).json()) as { live: boolean };
-      assert.equal(live.live, false);
+      assert.strictEqual(live.live, false);
       // The local service itself still answers discovery: only the orchestrator link is down.
-      assert.equal((await fetch(`${sim.localService.url}/status`)).status, 200);
+      assert.strictEqual((await fetch(`${sim.localService.url}/status`)).status, 200);
     } finally {
       await sim$('workstation', { online: true });
     }
     const live = (await (await mw(`orchestrator/workstations/${sim.workstationId}`)).json()) as { live: boolean; devices: unknown[] };
-    assert.equal(live.live, true);
-    assert.deepEqual(live.devices, [{ deviceId: sim.deviceId, connected: true }]);
-    assert.equal((await mw('orchestrator/workstations/ws-unknown')).status, 404);
+    assert.strictEqual(live.live, true);
+    assert.deepStrictEqual(live.devices, [{ deviceId: sim.deviceId, connected: true }]);
+    assert.strictEqual((await mw('orchestrator/workstations/ws-unknown')).status, 404);
   });
 
   it('an unplugged device is 409 device_disconnected; an unknown device 422; an unknown workstation 404', async () => {
     await sim$('device', { connected: false });
     try {
       const reply = await mw('orchestrator/enroll', { body: { ...target(), subjectId: 'carol' } });
-      assert.equal(reply.status, 409);
-      assert.equal(((await reply.json()) as { error: string }).error, 'device_disconnected');
+      assert.strictEqual(reply.status, 409);
+      assert.strictEqual(((await reply.json()) as { error: string }).error, 'device_disconnected');
       const status = (await (await fetch(`${sim.localService.url}/status`)).json()) as { devices: Array<{ connected: boolean }> };
-      assert.equal(status.devices[0]!.connected, false);
+      assert.strictEqual(status.devices[0]!.connected, false);
     } finally {
       await sim$('device', { connected: true });
     }
     const unknownDevice = await mw('orchestrator/enroll', { body: { ...target(), deviceId: 'nope', subjectId: 'carol' } });
-    assert.equal(unknownDevice.status, 422);
+    assert.strictEqual(unknownDevice.status, 422);
     const unknownWs = await mw('orchestrator/enroll', { body: { ...target(), workstationId: 'ws-nope', subjectId: 'carol' } });
-    assert.equal(unknownWs.status, 404);
+    assert.strictEqual(unknownWs.status, 404);
   });
 
   it('local service: /status, /test-capture with a deterministic fingerprint image, CORS with Private Network Access', async () => {
     const status = (await (await fetch(`${sim.localService.url}/status`)).json()) as unknown;
-    assert.deepEqual(status, { workstationId: sim.workstationId, devices: [{ deviceId: sim.deviceId, model: 'SimReader 500', connected: true }] });
+    assert.deepStrictEqual(status, { workstationId: sim.workstationId, devices: [{ deviceId: sim.deviceId, model: 'SimReader 500', connected: true }] });
     const capture = async () =>
       (await (await fetch(`${sim.localService.url}/test-capture`, {
         method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ deviceId: sim.deviceId }),
@@ -230,9 +230,9 @@ describe('simulator: middleware, workstation and local service against a real Id
     const c2 = await capture();
     await sim$('finger', { finger: 'finger-a' });
     const a = await capture();
-    assert.equal(c1.quality, 78);
-    assert.equal(c1.image, c2.image);
-    assert.notEqual(c1.image, a.image);
+    assert.strictEqual(c1.quality, 78);
+    assert.strictEqual(c1.image, c2.image);
+    assert.notStrictEqual(c1.image, a.image);
     assert.match(a.image, /^data:image\/svg\+xml;base64,/);
 
     const preflight = await fetch(`${sim.localService.url}/test-capture`, {
@@ -244,11 +244,11 @@ describe('simulator: middleware, workstation and local service against a real Id
         'Access-Control-Request-Private-Network': 'true',
       },
     });
-    assert.equal(preflight.status, 204);
-    assert.equal(preflight.headers.get('access-control-allow-origin'), 'http://127.0.0.1:4321');
-    assert.equal(preflight.headers.get('access-control-allow-private-network'), 'true');
+    assert.strictEqual(preflight.status, 204);
+    assert.strictEqual(preflight.headers.get('access-control-allow-origin'), 'http://127.0.0.1:4321');
+    assert.strictEqual(preflight.headers.get('access-control-allow-private-network'), 'true');
     const foreign = await fetch(`${sim.localService.url}/status`, { headers: { Origin: 'https://evil.example' } });
-    assert.equal(foreign.headers.get('access-control-allow-origin'), null);
+    assert.strictEqual(foreign.headers.get('access-control-allow-origin'), null);
   });
 
   it('middleware CORS preflight allows Authorization, Content-Type and X-Integrator-Id', async () => {
@@ -256,8 +256,8 @@ describe('simulator: middleware, workstation and local service against a real Id
       method: 'OPTIONS',
       headers: { Origin: 'http://localhost:3000', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization,content-type,x-integrator-id' },
     });
-    assert.equal(preflight.status, 204);
-    assert.equal(preflight.headers.get('access-control-allow-origin'), 'http://localhost:3000');
+    assert.strictEqual(preflight.status, 204);
+    assert.strictEqual(preflight.headers.get('access-control-allow-origin'), 'http://localhost:3000');
     assert.match(preflight.headers.get('access-control-allow-headers') ?? '', /X-Integrator-Id/);
   });
 
@@ -271,10 +271,10 @@ describe('simulator: middleware, workstation and local service against a real Id
     try {
       await sim$('finger', { finger: 'finger-d' });
       await bio.reader.enroll({ subjectId: 'dora' });
-      assert.equal((await bio.reader.verify({ subjectId: 'dora' })).match, true);
-      assert.equal((await bio.reader.search()).candidates[0]?.subjectId, 'dora');
+      assert.strictEqual((await bio.reader.verify({ subjectId: 'dora' })).match, true);
+      assert.strictEqual((await bio.reader.search()).candidates[0]?.subjectId, 'dora');
       await sim$('workstation', { online: false });
-      await assert.rejects(bio.reader.verify({ subjectId: 'dora' }), (e: { code?: string; message?: string }) =>
+      await rejectsWith(bio.reader.verify({ subjectId: 'dora' }), (e: { code?: string; message?: string }) =>
         e.code === 'workstation-offline' && (e.message ?? '').includes(WORKSTATION_OFFLINE_TEXT));
     } finally {
       await sim$('workstation', { online: true });

@@ -2,12 +2,12 @@
  * The demo pages in real Chromium against the real IdP, broker, simulated middleware and workstation.
  * One browser for the whole file; each test gets its own context (cookies, caches, service workers).
  */
-import { after, before, describe, it } from 'node:test';
-import assert from 'node:assert/strict';
+import { assert } from 'chai';
 import { WORKSTATION_OFFLINE_TEXT } from '../../src/core/errors.js';
 import { elementsReady, runOperation, startHarness, type DemoHarness } from './harness.js';
 
-describe('demo pages in Chromium', { timeout: 180_000 }, () => {
+describe('demo pages in Chromium', function () {
+  this.timeout(180_000);
   let h: DemoHarness;
   before(async () => {
     h = await startHarness();
@@ -21,26 +21,26 @@ describe('demo pages in Chromium', { timeout: 180_000 }, () => {
       await page.goto(`${h.demo.url}/plain`);
       assert.match(page.url(), /\/signin\?next=%2Fplain$/);
       const signedOut = await page.request.get(`${h.demo.url}/token`, { headers: { 'X-CSRF': '1' } });
-      assert.equal(signedOut.status(), 401);
+      assert.strictEqual(signedOut.status(), 401);
       await page.fill('input[name=username]', 'tester');
       await page.fill('input[name=password]', 'wrong');
       await page.click('form.signin button[type=submit]');
       assert.match(await page.locator('[role=alert]').innerText(), /Wrong user name or password/);
       const cookies = await context.cookies();
-      assert.equal(cookies.length, 0);
+      assert.strictEqual(cookies.length, 0);
     } finally {
       await context.close();
     }
     const { context: signed, page } = await h.signedIn('/plain');
     try {
       const [cookie] = await signed.cookies();
-      assert.equal(cookie?.httpOnly, true);
-      assert.equal(cookie?.sameSite, 'Lax');
+      assert.strictEqual(cookie?.httpOnly, true);
+      assert.strictEqual(cookie?.sameSite, 'Lax');
       const token = await page.request.get(`${h.demo.url}/token`, { headers: { 'X-CSRF': '1' } });
-      assert.equal(token.status(), 200);
-      assert.equal(token.headers()['cache-control'], 'no-store');
+      assert.strictEqual(token.status(), 200);
+      assert.strictEqual(token.headers()['cache-control'], 'no-store');
       const noCsrf = await page.request.get(`${h.demo.url}/token`);
-      assert.equal(noCsrf.status(), 403);
+      assert.strictEqual(noCsrf.status(), 403);
     } finally {
       await signed.close();
     }
@@ -55,28 +55,28 @@ describe('demo pages in Chromium', { timeout: 180_000 }, () => {
       await page.waitForFunction(() => document.getElementById('sim-message')?.textContent?.includes('Finger A'));
 
       const enrolled = await runOperation(page, 'bio-enroll');
-      assert.equal(enrolled.type, 'bio-result', JSON.stringify(enrolled.detail));
-      assert.equal(enrolled.detail.result?.subjectId, 'plain-alice');
-      assert.equal(enrolled.detail.workstationId, h.sim.workstationId);
+      assert.strictEqual(enrolled.type, 'bio-result', JSON.stringify(enrolled.detail));
+      assert.strictEqual(enrolled.detail.result?.subjectId, 'plain-alice');
+      assert.strictEqual(enrolled.detail.workstationId, h.sim.workstationId);
 
       const match = await runOperation(page, 'bio-verify');
-      assert.equal(match.type, 'bio-result', JSON.stringify(match.detail));
-      assert.equal(match.detail.result?.match, true);
+      assert.strictEqual(match.type, 'bio-result', JSON.stringify(match.detail));
+      assert.strictEqual(match.detail.result?.match, true);
 
       await h.control('finger', { finger: 'finger-b' });
       const noMatch = await runOperation(page, 'bio-verify');
-      assert.equal(noMatch.type, 'bio-result');
-      assert.equal(noMatch.detail.result?.match, false);
+      assert.strictEqual(noMatch.type, 'bio-result');
+      assert.strictEqual(noMatch.detail.result?.match, false);
 
       await h.control('finger', { finger: 'finger-a' });
       const search = await runOperation(page, 'bio-search');
-      assert.equal(search.type, 'bio-result');
+      assert.strictEqual(search.type, 'bio-result');
       const candidates = search.detail.result?.candidates as Array<{ subjectId: string }>;
-      assert.equal(candidates[0]?.subjectId, 'plain-alice');
+      assert.strictEqual(candidates[0]?.subjectId, 'plain-alice');
 
       const log = await page.locator('#event-log').innerText();
       assert.match(log, /bio-verify bio-result/);
-      assert.doesNotMatch(log, /eyJ[\w-]+\./, 'no token in the event log');
+      assert.notMatch(log, /eyJ[\w-]+\./, 'no token in the event log');
 
       await page.click('#sim-test-capture');
       await page.waitForSelector('#sim-capture:not([hidden])');
@@ -95,8 +95,8 @@ describe('demo pages in Chromium', { timeout: 180_000 }, () => {
       await page.uncheck('#sim-online');
       await page.waitForFunction(() => document.getElementById('sim-message')?.textContent === 'Workstation offline.');
       const outcome = await runOperation(page, 'bio-enroll');
-      assert.equal(outcome.type, 'bio-error');
-      assert.equal(outcome.detail.code, 'workstation-offline');
+      assert.strictEqual(outcome.type, 'bio-error');
+      assert.strictEqual(outcome.detail.code, 'workstation-offline');
       assert.match(String(outcome.detail.message), new RegExp(WORKSTATION_OFFLINE_TEXT.replace('.', '\\.')));
       assert.match(await page.locator('bio-enroll').evaluate((el) => el.shadowRoot!.textContent ?? ''), /not currently live/);
     } finally {
@@ -112,8 +112,8 @@ describe('demo pages in Chromium', { timeout: 180_000 }, () => {
       await page.uncheck('#sim-device');
       await page.waitForFunction(() => document.getElementById('sim-message')?.textContent === 'Reader unplugged.');
       const outcome = await runOperation(page, 'bio-search');
-      assert.equal(outcome.type, 'bio-error');
-      assert.equal(outcome.detail.code, 'no-device');
+      assert.strictEqual(outcome.type, 'bio-error');
+      assert.strictEqual(outcome.detail.code, 'no-device');
       assert.match(String(outcome.detail.message), /No fingerprint reader is connected/);
     } finally {
       await h.control('device', { connected: true });
@@ -128,11 +128,11 @@ describe('demo pages in Chromium', { timeout: 180_000 }, () => {
       await page.waitForFunction(() => typeof (window as unknown as { jQuery?: unknown }).jQuery === 'function');
       await page.fill('#subject', 'jq-carol');
       await h.control('finger', { finger: 'finger-c' });
-      assert.equal((await runOperation(page, 'bio-enroll')).type, 'bio-result');
-      assert.equal((await runOperation(page, 'bio-verify')).type, 'bio-result');
+      assert.strictEqual((await runOperation(page, 'bio-enroll')).type, 'bio-result');
+      assert.strictEqual((await runOperation(page, 'bio-verify')).type, 'bio-result');
       await page.waitForFunction(() => document.getElementById('jquery-verdict')?.textContent?.includes('Match'));
       assert.match(await page.locator('#jquery-verdict').innerText(), /jQuery saw bio-result from bio-verify: Match for jq-carol/);
-      assert.equal(await page.locator('#jquery-results tr').count(), 2);
+      assert.strictEqual(await page.locator('#jquery-results tr').count(), 2);
     } finally {
       await context.close();
     }
@@ -154,12 +154,12 @@ describe('demo pages in Chromium', { timeout: 180_000 }, () => {
         },
         body: JSON.stringify({ workstationId: h.sim.workstationId, deviceId: h.sim.deviceId, subjectId: 'form-dave' }),
       });
-      assert.equal(enroll.status, 200);
+      assert.strictEqual(enroll.status, 200);
 
-      assert.equal(await page.locator('#approval-form').evaluate((f) => (f as HTMLFormElement).checkValidity()), false);
+      assert.strictEqual(await page.locator('#approval-form').evaluate((f) => (f as HTMLFormElement).checkValidity()), false);
       const verified = await runOperation(page, 'bio-verify');
-      assert.equal(verified.detail.result?.match, true, JSON.stringify(verified.detail));
-      assert.equal(await page.locator('#approval-form').evaluate((f) => (f as HTMLFormElement).checkValidity()), true);
+      assert.strictEqual(verified.detail.result?.match, true, JSON.stringify(verified.detail));
+      assert.strictEqual(await page.locator('#approval-form').evaluate((f) => (f as HTMLFormElement).checkValidity()), true);
       await Promise.all([page.waitForURL(`${h.demo.url}/form`), page.click('#form-submit')]);
       const accepted = await page.locator('#form-outcome').innerText();
       assert.match(accepted, /^Accepted: .*form-dave.*confirmed by the middleware/);
@@ -171,7 +171,7 @@ describe('demo pages in Chromium', { timeout: 180_000 }, () => {
           form: { subject: 'form-dave', amount: '1', verification },
           headers: { Origin: h.demo.url },
         });
-        assert.equal(reply.status(), 422);
+        assert.strictEqual(reply.status(), 422);
         assert.match(await reply.text(), /Refused: /);
       }
     } finally {
@@ -192,13 +192,13 @@ describe('demo pages in Chromium', { timeout: 180_000 }, () => {
       // Reload so the page is controlled by the worker, then run operations through it.
       await page.reload();
       await elementsReady(page);
-      assert.equal(await page.evaluate(() => Boolean(navigator.serviceWorker.controller)), true);
+      assert.strictEqual(await page.evaluate(() => Boolean(navigator.serviceWorker.controller)), true);
       await page.fill('#subject', 'kiosk-erin');
       await h.control('finger', { finger: 'finger-a' });
-      assert.equal((await runOperation(page, 'bio-enroll')).type, 'bio-result');
+      assert.strictEqual((await runOperation(page, 'bio-enroll')).type, 'bio-result');
       const verify = await runOperation(page, 'bio-verify');
-      assert.equal(verify.detail.result?.match, true);
-      assert.equal(verify.detail.deviceId, h.sim.deviceId);
+      assert.strictEqual(verify.detail.result?.match, true);
+      assert.strictEqual(verify.detail.deviceId, h.sim.deviceId);
 
       const cached = await page.evaluate(async () => {
         const urls: string[] = [];
@@ -210,21 +210,21 @@ describe('demo pages in Chromium', { timeout: 180_000 }, () => {
       assert.ok(paths.includes('/kiosk/'), 'page shell precached');
       assert.ok(!paths.includes('/token'), '/token is never cached');
       assert.ok(!cached.some((u) => u.startsWith(h.sim.middleware.url) || u.startsWith(h.sim.localService.url)), 'no API reply cached');
-      assert.deepEqual(statusCalls, [], 'a pinned kiosk never calls the local service /status');
+      assert.deepStrictEqual(statusCalls, [], 'a pinned kiosk never calls the local service /status');
 
       // Pinned is not a no-hardware mode: an unplugged reader is reported by the middleware.
       await h.control('device', { connected: false });
       const unplugged = await runOperation(page, 'bio-verify');
       await h.control('device', { connected: true });
-      assert.equal(unplugged.type, 'bio-error');
-      assert.equal(unplugged.detail.status, 409);
+      assert.strictEqual(unplugged.type, 'bio-error');
+      assert.strictEqual(unplugged.detail.status, 409);
       assert.match(String(unplugged.detail.message), /unplugged/);
 
       // A flaky network: the page shell and the bundle still load from the worker's precache.
       await context.setOffline(true);
       await page.reload();
       await page.waitForFunction(() => Boolean(customElements.get('bio-verify')));
-      assert.equal(await page.locator('h1').innerText(), 'Kiosk');
+      assert.strictEqual(await page.locator('h1').innerText(), 'Kiosk');
       await context.setOffline(false);
       await page.reload();
       await elementsReady(page);
@@ -237,13 +237,13 @@ describe('demo pages in Chromium', { timeout: 180_000 }, () => {
       assert.match(await banner.innerText(), /A new version is available — ?Reload/);
       await Promise.all([page.waitForEvent('load'), banner.locator('button').click()]);
       await elementsReady(page);
-      assert.equal(await page.locator('[data-bioid-update-banner]').count(), 0);
+      assert.strictEqual(await page.locator('[data-bioid-update-banner]').count(), 0);
     } finally {
       await context.close();
     }
   });
 
   it('no demo page violated its Content-Security-Policy (script-src \'self\', style-src \'self\')', () => {
-    assert.deepEqual(h.cspViolations, []);
+    assert.deepStrictEqual(h.cspViolations, []);
   });
 });

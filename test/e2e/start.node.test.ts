@@ -3,8 +3,7 @@
  * other builds), wait for the printed URLs, load a page, send SIGINT, and check that every port is free.
  * `npm run simulate` the same way, without the demo app.
  */
-import { describe, it } from 'node:test';
-import assert from 'node:assert/strict';
+import { assert } from 'chai';
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -104,40 +103,41 @@ function partProcesses(pid: number): string[] {
   return parts.sort();
 }
 
-describe('npm start / npm run simulate', { timeout: 120_000 }, () => {
+describe('npm start / npm run simulate', function () {
+  this.timeout(120_000);
   it('npm start prints the URLs and demo credentials, serves the sign-in page, and frees every port on SIGINT', async () => {
     const started = await run([], 'DEMO_READY');
     const text = started.output();
     assert.match(text, /user "demo", password "fingerprint"/);
     assert.match(text, /integrator client\s+id "demo-integrator", secret "demo-secret" \(demo default/);
     const used = ports(text);
-    assert.equal(used.length, 4, `four servers: ${text}`);
-    assert.deepEqual(partProcesses(started.pid), ['app', 'idp', 'local-service', 'middleware'], 'each part a process of its own');
+    assert.strictEqual(used.length, 4, `four servers: ${text}`);
+    assert.deepStrictEqual(partProcesses(started.pid), ['app', 'idp', 'local-service', 'middleware'], 'each part a process of its own');
 
     const page = await fetch(new URL('/signin', started.ready));
-    assert.equal(page.status, 200);
+    assert.strictEqual(page.status, 200);
     assert.match(page.headers.get('content-security-policy') ?? '', /script-src 'self'/);
     assert.match(await page.text(), /<script src="\/bioid-elements.js" defer><\/script>/);
     const bundle = await fetch(new URL('/bioid-elements.js', started.ready));
-    assert.equal(bundle.status, 200);
+    assert.strictEqual(bundle.status, 200);
 
     process.kill(started.pid, 'SIGINT');
     const { code } = await started.exited;
-    assert.equal(code, 0, started.output());
-    for (const port of used) assert.equal(await portIsFree(port), true, `port ${port} is still open`);
+    assert.strictEqual(code, 0, started.output());
+    for (const port of used) assert.strictEqual(await portIsFree(port), true, `port ${port} is still open`);
   });
 
   it('npm run simulate starts the IdP, middleware and local service without the demo app', async () => {
     const started = await run(['--simulate'], 'SIMULATOR_READY');
     const used = ports(started.output());
-    assert.equal(used.length, 3, started.output());
-    assert.deepEqual(partProcesses(started.pid), ['idp', 'local-service', 'middleware']);
+    assert.strictEqual(used.length, 3, started.output());
+    assert.deepStrictEqual(partProcesses(started.pid), ['idp', 'local-service', 'middleware']);
     const status = await fetch(`${started.output().match(/Local hardware service: (\S+)/)![1]}/status`);
-    assert.deepEqual(await status.json(), { workstationId: 'ws-demo-1', devices: [{ deviceId: 'reader-1', model: 'SimReader 500', connected: true }] });
+    assert.deepStrictEqual(await status.json(), { workstationId: 'ws-demo-1', devices: [{ deviceId: 'reader-1', model: 'SimReader 500', connected: true }] });
     const unauthenticated = await fetch(`${started.ready}/biometrics/alice`);
-    assert.equal(unauthenticated.status, 401);
+    assert.strictEqual(unauthenticated.status, 401);
     process.kill(started.pid, 'SIGTERM');
-    assert.equal((await started.exited).code, 0);
-    for (const port of used) assert.equal(await portIsFree(port), true, `port ${port} is still open`);
+    assert.strictEqual((await started.exited).code, 0);
+    for (const port of used) assert.strictEqual(await portIsFree(port), true, `port ${port} is still open`);
   });
 });

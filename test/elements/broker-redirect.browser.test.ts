@@ -1,5 +1,4 @@
-import { describe, it } from 'node:test';
-import assert from 'node:assert/strict';
+import { assert } from '@open-wc/testing';
 import { ReaderAuthError, brokerTokenSource, clearBrokerTokens } from '../../src/index.js';
 
 describe('token broker behind a login gateway (real fetch, real redirect)', () => {
@@ -7,8 +6,8 @@ describe('token broker behind a login gateway (real fetch, real redirect)', () =
     clearBrokerTokens();
     const url = new URL('/__test/token-behind-login', location.href).href;
     const error = await brokerTokenSource(url, { timeoutMs: 3000 }).get().catch((e: unknown) => e);
-    assert.ok(error instanceof ReaderAuthError, String(error));
-    assert.equal(error.code, 'session-expired');
-    assert.match(error.message, /redirected \(to a login page\?\)/);
+    assert.instanceOf(error, ReaderAuthError, String(error));
+    assert.strictEqual((error as ReaderAuthError).code, 'session-expired');
+    assert.match((error as ReaderAuthError).message, /redirected \(to a login page\?\)/);
   });
 });

@@ -1,4 +1,3 @@
-import { describe, it, beforeEach, afterEach } from 'node:test';
 import { expect } from '@open-wc/testing';
 import { BioVerify, defineElement } from '../../src/elements/index.js';
 import { version } from '../../src/version.js';

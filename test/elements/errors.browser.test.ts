@@ -1,4 +1,3 @@
-import { describe, it, beforeEach, afterEach } from 'node:test';
 import { expect, fixture, oneEvent } from '@open-wc/testing';
 import '../../src/elements/index.js';
 import type { BioSearch, BioVerify } from '../../src/elements/index.js';

@@ -11,7 +11,6 @@
  * refresh and one retry …", "a second 401 after the refresh is final …"); a pinned 503 offline and the
  * removal rejection in errors.browser.test.ts.
  */
-import { describe, it, before, after, afterEach } from 'node:test';
 import { expect, fixture, oneEvent, waitUntil } from '@open-wc/testing';
 import '../../src/elements/index.js';
 import type { BioEnroll, BioReaderStatus, BioSearch, BioVerify } from '../../src/elements/index.js';

@@ -6,7 +6,6 @@
  * event details, and markup never becomes an element. Together with test/core/fuzz.node.test.ts (about
  * 10,500 cases) CI runs well over 10,000 generated cases; this file runs 2,300 and stays under ~30 s.
  */
-import { describe, it, before, after, afterEach } from 'node:test';
 import { expect, oneEvent } from '@open-wc/testing';
 import fc from 'fast-check';
 import '../../src/elements/index.js';

@@ -1,4 +1,3 @@
-import { describe, it, beforeEach, afterEach } from 'node:test';
 import { expect, fixture, oneEvent } from '@open-wc/testing';
 import $ from 'jquery';
 import '../../src/elements/index.js';

@@ -1,4 +1,3 @@
-import { describe, it, beforeEach, afterEach } from 'node:test';
 import { expect, fixture, oneEvent, waitUntil } from '@open-wc/testing';
 import '../../src/elements/index.js';
 import { configureElements, type BioReaderStatus } from '../../src/elements/index.js';

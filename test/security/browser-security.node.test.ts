@@ -12,8 +12,7 @@
  * broker, the middleware and the local service (same origin, so `default-src 'self'` covers them).
  * Needs `npm run build` first (npm test builds).
  */
-import { after, before, describe, it } from 'node:test';
-import assert from 'node:assert/strict';
+import { assert } from 'chai';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -157,7 +156,8 @@ async function operate(page: Page, selector: string): Promise<{ type: string; de
   return outcome;
 }
 
-describe('browser security of dist/bioid-elements.js (strict CSP, inert markup, tokens in memory, no secret path)', { timeout: 120_000 }, () => {
+describe('browser security of dist/bioid-elements.js (strict CSP, inert markup, tokens in memory, no secret path)', function () {
+  this.timeout(120_000);
   let browser: Browser;
   let server: { url: string; close(): Promise<void> };
   const recorded: Recorded[] = [];
@@ -192,33 +192,33 @@ describe('browser security of dist/bioid-elements.js (strict CSP, inert markup, 
     assert.match(await status.locator('[part="state"]').innerText(), /ready|Ready/i);
 
     const enrolled = await operate(page, 'bio-enroll');
-    assert.equal(enrolled.type, 'bio-result', JSON.stringify(enrolled.detail));
+    assert.strictEqual(enrolled.type, 'bio-result', JSON.stringify(enrolled.detail));
     const verified = await operate(page, 'bio-verify:not(#failing)');
-    assert.equal(verified.type, 'bio-result', JSON.stringify(verified.detail));
+    assert.strictEqual(verified.type, 'bio-result', JSON.stringify(verified.detail));
     const searched = await operate(page, 'bio-search');
-    assert.equal(searched.type, 'bio-result', JSON.stringify(searched.detail));
+    assert.strictEqual(searched.type, 'bio-result', JSON.stringify(searched.detail));
     const failed = await operate(page, '#failing');
-    assert.equal(failed.type, 'bio-error');
-    assert.equal(failed.detail.code, 'middleware');
+    assert.strictEqual(failed.type, 'bio-error');
+    assert.strictEqual(failed.detail.code, 'middleware');
 
     // The elements really styled themselves (adopted stylesheets, allowed under style-src 'self').
     const styled = await page.evaluate(() => document.querySelector('bio-verify')!.shadowRoot!.adoptedStyleSheets.length);
     assert.ok(styled > 0, 'adopted stylesheets in use');
     await page.waitForTimeout(300); // violation reports are sent asynchronously
     const violations = await page.evaluate(() => (window as unknown as { __violations: string[] }).__violations);
-    assert.deepEqual(violations, [], 'securitypolicyviolation events');
-    assert.deepEqual(reports, [], 'CSP violation reports');
+    assert.deepStrictEqual(violations, [], 'securitypolicyviolation events');
+    assert.deepStrictEqual(reports, [], 'CSP violation reports');
     // Chromium logs the deliberate 500 of #failing as a failed resource load; nothing else may be logged as an error.
     const expected500 = 'error: Failed to load resource: the server responded with a status of 500 (Internal Server Error)';
-    assert.deepEqual(consoleLines.filter((l) => (/^error/.test(l) && l !== expected500) || /Content Security Policy|Trusted Type/i.test(l)), [], 'console errors');
-    assert.equal(consoleLines.filter((l) => l === expected500).length, 1);
-    assert.deepEqual(pageErrors, [], 'uncaught page errors');
+    assert.deepStrictEqual(consoleLines.filter((l) => (/^error/.test(l) && l !== expected500) || /Content Security Policy|Trusted Type/i.test(l)), [], 'console errors');
+    assert.strictEqual(consoleLines.filter((l) => l === expected500).length, 1);
+    assert.deepStrictEqual(pageErrors, [], 'uncaught page errors');
   });
 
   it('markup from the middleware and the local service (subject ids, ids, messages) is rendered as text: no element created, no script run', async () => {
     const pwned = await page.evaluate(() => (window as unknown as { __pwned: string[] }).__pwned);
-    assert.deepEqual(pwned, []);
-    assert.equal(await page.evaluate(() => (window as unknown as { __activeInShadow(): number }).__activeInShadow()), 0);
+    assert.deepStrictEqual(pwned, []);
+    assert.strictEqual(await page.evaluate(() => (window as unknown as { __activeInShadow(): number }).__activeInShadow()), 0);
     // The markup is there, as text.
     assert.match(await page.locator('bio-search [part="results"]').innerText(), /<img src=x onerror=/);
     assert.match(await page.locator('bio-search [part="results"]').innerText(), /<script>window.__pwned/);
@@ -246,10 +246,10 @@ describe('browser security of dist/bioid-elements.js (strict CSP, inert markup, 
     }
     assert.ok(!consoleLines.join('\n').includes(TOKEN_MARK), 'the token is in the console output');
     const cookies = await page.context().cookies();
-    assert.deepEqual(cookies.map((c) => c.name), ['sid'], 'the SDK sets no cookie');
+    assert.deepStrictEqual(cookies.map((c) => c.name), ['sid'], 'the SDK sets no cookie');
     assert.ok(!JSON.stringify(cookies).includes(TOKEN_MARK));
     const cached = await page.evaluate(async (): Promise<number> => ('caches' in window ? (await window.caches.keys()).length : 0));
-    assert.equal(cached, 0, 'nothing in Cache Storage');
+    assert.strictEqual(cached, 0, 'nothing in Cache Storage');
   });
 
   it('no client secret leaves the browser: BioID with idpClientCredentials throws in the page and no token endpoint is called; a client-secret attribute goes nowhere', async () => {
@@ -275,14 +275,14 @@ describe('browser security of dist/bioid-elements.js (strict CSP, inert markup, 
       { secret: SECRET },
     );
     for (const result of outcome) {
-      assert.equal(result.threw, true, 'constructing must throw without dangerouslyAllowBrowser: true');
-      assert.equal(result.code, 'config');
+      assert.strictEqual(result.threw, true, 'constructing must throw without dangerouslyAllowBrowser: true');
+      assert.strictEqual(result.code, 'config');
       assert.match(result.message, /must not run in a browser/);
       assert.ok(!result.message.includes(SECRET));
     }
     await page.waitForTimeout(100);
     const after = recorded.slice(before);
-    assert.deepEqual(after.filter((r) => r.url.startsWith('/idp')), [], 'no request to a token endpoint');
+    assert.deepStrictEqual(after.filter((r) => r.url.startsWith('/idp')), [], 'no request to a token endpoint');
     assert.ok(!recorded.some((r) => r.url.startsWith('/idp')));
     // Nothing ever sent carries the secret (the client-secret attribute on a bio-verify is ignored).
     const everything = recorded.map((r) => `${r.url}\n${JSON.stringify(r.headers)}\n${r.body}`).join('\n');
@@ -293,10 +293,10 @@ describe('browser security of dist/bioid-elements.js (strict CSP, inert markup, 
   it('static: the bundle builds client_secret in exactly one place (the core exchange form), guarded by dangerouslyAllowBrowser', () => {
     const mentions = BUNDLE.match(/client_secret/g) ?? [];
     // 1: core/exchange.ts clientCredentialsForm; 2: core/errors.ts scrubServerText's redaction pattern.
-    assert.equal(mentions.length, 2, `client_secret occurs ${mentions.length} times: a new code path would send a secret`);
-    assert.equal((BUNDLE.match(/client_secret:/g) ?? []).length, 1, 'one form field client_secret');
-    assert.equal((BUNDLE.match(/\|client_secret\)/g) ?? []).length, 1, 'the redaction pattern');
-    assert.equal((BUNDLE.match(/clientSecret/g) ?? []).length >= 1, true);
+    assert.strictEqual(mentions.length, 2, `client_secret occurs ${mentions.length} times: a new code path would send a secret`);
+    assert.strictEqual((BUNDLE.match(/client_secret:/g) ?? []).length, 1, 'one form field client_secret');
+    assert.strictEqual((BUNDLE.match(/\|client_secret\)/g) ?? []).length, 1, 'the redaction pattern');
+    assert.strictEqual((BUNDLE.match(/clientSecret/g) ?? []).length >= 1, true);
     assert.ok(BUNDLE.includes('dangerouslyAllowBrowser'), 'the browser guard is in the bundle');
     // The RFC 8693 exchange (server only) is not in the browser bundle.
     assert.ok(!BUNDLE.includes('token-exchange'), 'no token-exchange grant in the browser bundle');

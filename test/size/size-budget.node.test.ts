@@ -4,8 +4,7 @@
  * as built, and the core entry (dist/index.js and its chunks) is minified in memory with the terser
  * options of rollup.config.mjs, as `npm run bench` does. Sizes only; timings are never asserted.
  */
-import { describe, it } from 'node:test';
-import assert from 'node:assert/strict';
+import { assert } from 'chai';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';

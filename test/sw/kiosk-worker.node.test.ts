@@ -3,8 +3,7 @@
  * which requests it answers from the cache, which it leaves to the network (tokens, APIs), and the
  * SKIP_WAITING message of workbox-window. The real browser run is in test/e2e/demo.node.test.ts.
  */
-import { describe, it } from 'node:test';
-import assert from 'node:assert/strict';
+import { assert } from 'chai';
 import { runInNewContext } from 'node:vm';
 import { kioskServiceWorkerScript } from '../../src/sw/kiosk-worker.js';
 
@@ -80,17 +79,17 @@ describe('kiosk service worker', () => {
   it('install precaches exactly the listed files; activate deletes older kiosk caches only and claims', async () => {
     const sw = load(SCRIPT);
     await sw.dispatch('install', {});
-    assert.deepEqual([...sw.caches.get('bioid-kiosk-v2')!.entries.keys()], ['/kiosk/', '/bioid-elements.js', '/demo-assets/demo.css']);
+    assert.deepStrictEqual([...sw.caches.get('bioid-kiosk-v2')!.entries.keys()], ['/kiosk/', '/bioid-elements.js', '/demo-assets/demo.css']);
     await sw.dispatch('activate', {});
-    assert.deepEqual([...sw.caches.keys()].sort(), ['bioid-kiosk-v2', 'someone-else']);
-    assert.equal(sw.claimed(), 1);
+    assert.deepStrictEqual([...sw.caches.keys()].sort(), ['bioid-kiosk-v2', 'someone-else']);
+    assert.strictEqual(sw.claimed(), 1);
   });
 
   it('precached files come from the cache; /token, middleware, local service and POSTs are network-only and never cached', async () => {
     const sw = load(SCRIPT);
     await sw.dispatch('install', {});
     const bundle = await sw.dispatch('fetch', { request: sw.request('/bioid-elements.js') });
-    assert.equal(await bundle!.text(), 'cached /bioid-elements.js');
+    assert.strictEqual(await bundle!.text(), 'cached /bioid-elements.js');
     for (const r of [
       sw.request('/token'),
       sw.request('/bioid-elements.js?v=2'),
@@ -98,37 +97,37 @@ describe('kiosk service worker', () => {
       sw.request('http://127.0.0.1:18065/status'),
       sw.request('/form', { method: 'POST' }),
     ]) {
-      assert.equal(await sw.dispatch('fetch', { request: r }), undefined, `${r.method} ${r.url} is left to the network`);
+      assert.strictEqual(await sw.dispatch('fetch', { request: r }), undefined, `${r.method} ${r.url} is left to the network`);
     }
-    assert.deepEqual([...sw.caches.get('bioid-kiosk-v2')!.entries.keys()].includes('/token'), false);
+    assert.deepStrictEqual([...sw.caches.get('bioid-kiosk-v2')!.entries.keys()].includes('/token'), false);
   });
 
   it('the shell is network-first, with the cached shell when the network fails', async () => {
     const sw = load(SCRIPT);
     await sw.dispatch('install', {});
     const online = await sw.dispatch('fetch', { request: sw.request('/kiosk/', { mode: 'navigate' }) });
-    assert.equal(await online!.text(), 'from network');
-    assert.deepEqual(sw.network, [`${ORIGIN}/kiosk/`]);
+    assert.strictEqual(await online!.text(), 'from network');
+    assert.deepStrictEqual(sw.network, [`${ORIGIN}/kiosk/`]);
 
     const offline = load(SCRIPT, { offline: true });
     await offline.dispatch('install', {});
     const fallback = await offline.dispatch('fetch', { request: offline.request('/kiosk/', { mode: 'navigate' }) });
-    assert.equal(await fallback!.text(), 'cached /kiosk/');
+    assert.strictEqual(await fallback!.text(), 'cached /kiosk/');
   });
 
   it('waits for SKIP_WAITING from the page (workbox-window messageSkipWaiting) before taking over', async () => {
     const sw = load(SCRIPT);
     await sw.dispatch('install', {});
-    assert.equal(sw.skipped(), 0);
+    assert.strictEqual(sw.skipped(), 0);
     await sw.dispatch('message', { data: { type: 'other' } });
-    assert.equal(sw.skipped(), 0);
+    assert.strictEqual(sw.skipped(), 0);
     await sw.dispatch('message', { data: { type: 'SKIP_WAITING' } });
-    assert.equal(sw.skipped(), 1);
+    assert.strictEqual(sw.skipped(), 1);
   });
 
   it('a new version is a different script (browsers update byte-changed workers)', () => {
     const other = kioskServiceWorkerScript({ version: 'v3', precache: ['/kiosk/'], shell: '/kiosk/' });
-    assert.notEqual(other, SCRIPT);
+    assert.notStrictEqual(other, SCRIPT);
   });
 
   it('rejects bad options with a message naming the field', () => {
@@ -145,6 +144,6 @@ describe('bioid-sdk/sw on a server', () => {
     const script = sw.kioskServiceWorkerScript({ version: 'v1', precache: ['/bioid-elements.js', '/kiosk/'], shell: '/kiosk/' });
     assert.match(script, /bioid-sdk kiosk service worker, version "v1"/);
     // No navigator.serviceWorker here: registration declines quietly instead of loading workbox-window.
-    assert.equal(await sw.registerKioskServiceWorker({ scriptUrl: '/kiosk/sw.js' }), undefined);
+    assert.strictEqual(await sw.registerKioskServiceWorker({ scriptUrl: '/kiosk/sw.js' }), undefined);
   });
 });
