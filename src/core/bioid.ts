@@ -60,7 +60,7 @@ export class BioID {
   readonly readerServiceUrl: string;
 
   constructor(config: BioIDConfig) {
-    const pin = readPin((config as Partial<BioIDConfig> | null)?.workstationId, (config as Partial<BioIDConfig> | null)?.deviceId, 'BioID');
+    const pin = readPin(config, 'BioID');
     const c = readOptions(config, CONFIG_OPTIONS, 'BioID config');
     this.middlewareUrl = c.middlewareUrl;
     this.integratorId = c.integratorId;

@@ -217,10 +217,11 @@ export interface Pin {
 const unsupplied = (value: unknown) => value === undefined || value === null || value === '';
 
 /**
- * Spec 9.3/9.4: both ids pin the target; exactly one is a programming error, thrown as the built-in
- * TypeError (not a BioIDError) as the spec says. `null` counts as not supplied, like an absent field.
+ * Spec 9.3/9.4: both ids of `config` pin the target; exactly one is a programming error, thrown as the
+ * built-in TypeError (not a BioIDError) as the spec says. `null` counts as not supplied, like an absent field.
  */
-export function readPin(workstationId: unknown, deviceId: unknown, where: string): Pin | undefined {
+export function readPin(config: unknown, where: string): Pin | undefined {
+  const { workstationId, deviceId } = (config ?? {}) as Record<string, unknown>;
   const hasWorkstation = !unsupplied(workstationId);
   const hasDevice = !unsupplied(deviceId);
   if (hasWorkstation !== hasDevice) {

@@ -109,6 +109,20 @@ const TOKEN_LIKE = [
   /((?:access|refresh|id|subject)_token|client_secret)("?\s*[:=]\s*"?)[^\s"&,}]+/gi,
 ];
 
+/**
+ * Calls a listener the caller gave the SDK (a phase or status listener). One that throws must not break
+ * the SDK's work, and its error is not swallowed: it is rethrown on its own, where the page sees it.
+ */
+export function callListener<A extends unknown[]>(listener: ((...args: A) => void) | undefined, ...args: A): void {
+  try {
+    listener?.(...args);
+  } catch (error) {
+    queueMicrotask(() => {
+      throw error;
+    });
+  }
+}
+
 /** `text` as one sentence: a final period added only when it does not already end in one. */
 export const sentence = (text: string): string => (/[.!?…]$/.test(text) ? text : `${text}.`);
 

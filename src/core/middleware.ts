@@ -62,11 +62,14 @@ export async function callMiddleware(ctx: MiddlewareContext, call: MiddlewareCal
   return reply.json as Record<string, unknown>;
 }
 
-/** True when a string anywhere in `value` (keys included) contains `text`. */
-function holds(value: unknown, text: string, depth = 0): boolean {
-  if (typeof value === 'string') return value.includes(text);
+/**
+ * True when a string anywhere in `value` is the token or, for a token long enough to be a credential
+ * (16 characters or more), contains it; a short test token such as "t" would match ordinary words.
+ */
+function holds(value: unknown, token: string, depth = 0): boolean {
+  if (typeof value === 'string') return value === token || (token.length >= 16 && value.includes(token));
   if (!value || typeof value !== 'object' || depth > 32) return false;
-  return Object.entries(value).some(([key, item]) => key.includes(text) || holds(item, text, depth + 1));
+  return Object.values(value).some((item) => holds(item, token, depth + 1));
 }
 
 export function middlewareError(reply: Reply): BioIDError {

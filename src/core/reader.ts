@@ -18,7 +18,7 @@ import {
   type Pin,
 } from './config.js';
 import { fetchStatus, pickTarget, testCapture, type LocalServiceContext, type TestCaptureResult } from './discovery.js';
-import { BioIDError } from './errors.js';
+import { BioIDError, callListener } from './errors.js';
 import { callMiddleware, type MiddlewareContext } from './middleware.js';
 import { statusWatcher, type ReaderStatus, type StatusWatcher } from './status-watch.js';
 
@@ -28,43 +28,44 @@ export interface DispatchTarget {
 }
 
 /**
- * Success bodies pass through unchanged (tolerant reader, product.md 5): the SDK checks only what it acts
- * on (verify's `match`, search's `candidates` when present), so the other fields may be missing when a
- * middleware does not send them.
+ * Success bodies as the wire contract (product.md 3) describes them, passed through unchanged (tolerant
+ * reader, product.md 5): the SDK checks only what it acts on (verify's `match`; search's `candidates`
+ * when present), so every other field is optional here, as it may be missing from a real middleware's
+ * answer, and unknown extra fields survive.
  */
 export interface EnrollResult {
-  subjectId: string;
-  enrollmentId: string;
+  subjectId?: string;
+  enrollmentId?: string;
   quality?: number;
   [extra: string]: unknown;
 }
 export interface VerifyResult {
-  subjectId: string;
+  subjectId?: string;
   match: boolean;
-  score: number;
+  score?: number;
   /** Confirm this id with the middleware on your server: a client-side match is never proof. */
-  verificationId: string;
+  verificationId?: string;
   [extra: string]: unknown;
 }
 export interface SearchCandidate {
-  subjectId: string;
-  score: number;
+  subjectId?: string;
+  score?: number;
   [extra: string]: unknown;
 }
 export interface SearchResult {
-  candidates: SearchCandidate[];
-  searchId: string;
+  candidates?: SearchCandidate[];
+  searchId?: string;
   [extra: string]: unknown;
 }
 export interface EnrolledRecord {
-  enrollmentId: string;
-  createdAt: string;
+  enrollmentId?: string;
+  createdAt?: string;
   quality?: number;
   [extra: string]: unknown;
 }
 export interface EnrolledRecords {
-  subjectId: string;
-  records: EnrolledRecord[];
+  subjectId?: string;
+  records?: EnrolledRecord[];
   [extra: string]: unknown;
 }
 
@@ -202,7 +203,7 @@ class FingerprintReaderImpl implements FingerprintReader {
     if (agentId !== undefined && (typeof agentId !== 'string' || agentId === '')) {
       throw new BioIDError('config', `${operation}: agentId must be a non-empty string when given.`);
     }
-    const given = o.target === undefined ? undefined : readPin(o.target?.workstationId, o.target?.deviceId, `${operation}: target`);
+    const given = o.target === undefined ? undefined : readPin(o.target, `${operation}: target`);
     const signal = this.signalFor(o.signal);
     const onPhase = phaseListener(o.onPhase);
     const { tokens } = this.parts.middleware;
@@ -236,28 +237,17 @@ class FingerprintReaderImpl implements FingerprintReader {
   }
 }
 
-/** The caller's phase listener; one that throws must not break the operation. */
+/** The caller's phase listener, called safely (callListener). */
 function phaseListener(listener: OperationOptions['onPhase']): NonNullable<OperationOptions['onPhase']> {
   if (listener !== undefined && typeof listener !== 'function') throw new BioIDError('config', 'onPhase must be a function.');
-  return (phase, target) => {
-    try {
-      listener?.(phase, target);
-    } catch (error) {
-      queueMicrotask(() => {
-        throw error;
-      });
-    }
-  };
+  return (phase, target) => callListener(listener, phase, target);
 }
 
 function subjectOf(o: unknown, operation: string): string {
   const subjectId = (o as { subjectId?: unknown } | undefined)?.subjectId;
-  if (typeof subjectId !== 'string' || subjectId.trim() === '') {
-    throw new BioIDError('config', `${operation}: subjectId is required and must be a non-empty string.`);
-  }
-  // A path segment of "." or ".." would address another resource (fetchEnrolled's {middlewareUrl}/biometrics/..).
-  if (subjectId === '.' || subjectId === '..') {
-    throw new BioIDError('config', `${operation}: subjectId must not be "." or "..".`);
+  // "." or ".." as a path segment would address another resource ({middlewareUrl}/biometrics/.. is the root).
+  if (typeof subjectId !== 'string' || subjectId.trim() === '' || subjectId === '.' || subjectId === '..') {
+    throw new BioIDError('config', `${operation}: subjectId is required: a non-empty string, and not "." or "..".`);
   }
   return subjectId;
 }
@@ -287,7 +277,7 @@ export function createFingerprintReader(config: FingerprintReaderConfig): Finger
  * when given, replaces `getToken`: the elements take them from the page-wide cache of their token broker.
  */
 export function readerFrom(config: unknown, where: string, tokens?: TokenSource): FingerprintReader {
-  const pin = readPin((config as Partial<Pin> | null)?.workstationId, (config as Partial<Pin> | null)?.deviceId, where);
+  const pin = readPin(config, where);
   const c = readOptions(config, READER_OPTIONS, `${where}(config)`, `${where}: `);
   const getToken = c.getToken;
   if (isTokenSource(getToken)) return newReader(c, c.localServiceUrl, getToken, pin);

@@ -7,7 +7,7 @@
  */
 import { DEFAULT_READER_SERVICE_URL, SHARED_OPTIONS, httpUrlOr, readOptions, readPin, type Pin } from './config.js';
 import { fetchStatus, pickTarget, type DeviceInfo, type LocalServiceContext } from './discovery.js';
-import { BioIDError, messageOf } from './errors.js';
+import { BioIDError, callListener, messageOf } from './errors.js';
 import type { FetchLike } from './http.js';
 
 export type ReaderState =
@@ -63,7 +63,7 @@ const watchers = new Map<string, StatusWatcher>();
  */
 export function watchReaderStatus(options: StatusWatchOptions, listener: StatusListener): () => void {
   if (typeof listener !== 'function') throw new BioIDError('config', 'watchReaderStatus(options, listener): listener must be a function.');
-  const pin = readPin(options?.workstationId, options?.deviceId, 'watchReaderStatus');
+  const pin = readPin(options, 'watchReaderStatus');
   const o = readOptions(options, WATCH_OPTIONS, 'watchReaderStatus(options)', 'watchReaderStatus: ');
   return statusWatcher({ localServiceUrl: o.localServiceUrl, fetchImpl: o.fetchImpl, timeoutMs: o.timeoutMs }, pin, o.statusIntervalMs).watch(
     listener,
@@ -183,16 +183,8 @@ export class StatusWatcher {
     if (key === this.lastKey) return; // only changes are reported
     this.lastKey = key;
     this.last = status;
-    for (const listener of [...this.listeners]) {
-      try {
-        listener(status);
-      } catch (error) {
-        // A throwing listener must not stop the polling for the others.
-        queueMicrotask(() => {
-          throw error;
-        });
-      }
-    }
+    // A throwing listener must not stop the polling for the others.
+    for (const listener of [...this.listeners]) callListener(listener, status);
   }
 }
 

@@ -51,13 +51,15 @@ describe('discovery through the local hardware service (spec 4.3, 9.2)', () => {
       text('<html>router login</html>', 200, 'text/html'),
       json({ devices: [] }),
       json({ workstationId: 'ws', devices: 'dev-1' }),
-      json({ workstationId: 'ws', devices: [{ id: 'dev-1' }] }),
       json([1, 2]),
     ];
     for (const payload of payloads) {
       const net = standardNetwork().on('GET', `${LOCAL}/status`, () => payload.clone());
       await rejectsWith(readerOver(net).reader.target(), code('local-service', /unexpected payload/));
     }
+    // A connected device without a usable id cannot be named in a dispatch (decisions.md).
+    const noId = standardNetwork().on('GET', `${LOCAL}/status`, () => json({ workstationId: 'ws', devices: [{ id: 'dev-1' }] }));
+    await rejectsWith(readerOver(noId).reader.target(), code('local-service', /deviceId is not a non-empty string/));
     const failing = standardNetwork().on('GET', `${LOCAL}/status`, () => json({ error: 'driver crashed' }, 500));
     await rejectsWith(readerOver(failing).reader.target(), code('local-service', /HTTP 500: driver crashed/));
   });
@@ -74,7 +76,7 @@ describe('discovery through the local hardware service (spec 4.3, 9.2)', () => {
   it('fetchEnrolled reads the middleware biometrics endpoint', async () => {
     const net = standardNetwork();
     const records = await readerOver(net).reader.fetchEnrolled({ subjectId: 'alice' });
-    assert.strictEqual(records.records.length, 1);
+    assert.strictEqual(records.records?.length, 1);
     assert.strictEqual(net.calls.filter((c) => c.url.startsWith(LOCAL)).length, 0, 'no discovery needed to read records');
   });
 });

@@ -75,7 +75,7 @@ describe('tokenProvider strategy (spec 2.2 A, 5.3)', () => {
       [undefined, /resolved to undefined/],
       [42, /resolved to number/],
       [{ access_token: 'x', expires_in: 60 }, /broker's JSON response: return its access_token/],
-      ['two words', /not a bearer token/],
+      ['line\nbreak', /cannot be sent in an HTTP header/],
     ] as const) {
       const reader = createFingerprintReader({ ...PIN, middlewareUrl: MW, fetchImpl: standardNetwork().fetch, getToken: async () => value as unknown as string });
       await rejectsWith(reader.verify({ subjectId: 'alice' }), (e: unknown) => e instanceof ReaderAuthError && message.test(e.message));

@@ -12,7 +12,7 @@ const LOCAL = 'http://127.0.0.1:18099';
 const realFetch = globalThis.fetch;
 
 describe('watchReaderStatus (spec 9.2, 9.3; decisions.md "Status")', () => {
-  let clock: FakeTimers.InstalledClock;
+  let clock: ReturnType<typeof FakeTimers.install>;
   let net: ReturnType<typeof fakeNetwork>;
 
   beforeEach(() => {

@@ -84,6 +84,6 @@ describe('watchStatus: /status polling (spec 9.2, 9.3)', () => {
     await tick(30);
     stop();
     assert.strictEqual(seen.at(-1)!.state, 'error');
-    assert.match(seen.at(-1)!.message!, /workstationId is missing/);
+    assert.match(seen.at(-1)!.message!, /workstationId must be a non-empty string/);
   });
 });

@@ -272,7 +272,7 @@ describe('simulator: middleware, workstation and local service against a real Id
       await sim$('finger', { finger: 'finger-d' });
       await bio.reader.enroll({ subjectId: 'dora' });
       assert.strictEqual((await bio.reader.verify({ subjectId: 'dora' })).match, true);
-      assert.strictEqual((await bio.reader.search()).candidates[0]?.subjectId, 'dora');
+      assert.strictEqual((await bio.reader.search()).candidates?.[0]?.subjectId, 'dora');
       await sim$('workstation', { online: false });
       await rejectsWith(bio.reader.verify({ subjectId: 'dora' }), (e: { code?: string; message?: string }) =>
         e.code === 'workstation-offline' && (e.message ?? '').includes(WORKSTATION_OFFLINE_TEXT));

@@ -23,7 +23,7 @@ async function outcome(markup: string) {
 describe('one error, one code: start() and bio-error agree', () => {
   afterEach(restoreNetwork);
 
-  const cases: [string, () => void, string, string, typeof BioIDError][] = [
+  const cases: [string, () => void, string, string, abstract new (...args: never[]) => BioIDError][] = [
     ['the broker answers 401 (signed out)', () => installNetwork((n) => n.on('GET', TOKEN_PATH, () => json({ error: 'no session' }, 401))), `<bio-verify ${ATTRS} subject-id="alice"></bio-verify>`, 'session-expired', ReaderAuthError],
     ['the broker answers 401 no-cookie', () => installNetwork((n) => n.on('GET', TOKEN_PATH, () => json({ error: 'no cookie', reason: 'no-cookie' }, 401))), `<bio-enroll ${ATTRS} subject-id="alice"></bio-enroll>`, 'cookie-blocked', ReaderAuthError],
     ['the broker answers 502', () => installNetwork((n) => n.on('GET', TOKEN_PATH, () => json({ error: 'idp down' }, 502))), `<bio-search ${ATTRS}></bio-search>`, 'broker-unavailable', ReaderAuthError],
