@@ -11,3 +11,11 @@ export type FakeClock = SinonFakeTimers;
 export function installFakeClock(): FakeClock {
   return useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] });
 }
+
+/**
+ * A fake Date only (timers stay real, so sockets and servers keep working), frozen at the real time
+ * until `clock.tick(ms)` moves it: for expiry against in-process servers (broker, IdP, middleware).
+ */
+export function installFakeDate(): FakeClock {
+  return useFakeTimers({ toFake: ['Date'], now: Date.now() });
+}
