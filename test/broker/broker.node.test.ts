@@ -3,6 +3,7 @@
  * on 127.0.0.1: spec 4.1 (the broker endpoint), 4.2 (the exchange), 5.6 (caching) and 7 (502).
  */
 import { assert } from 'chai';
+import { installFakeDate } from '../support/fake-clock.js';
 import { decodeJwt } from 'jose';
 import type { TokenBrokerOptions } from '../../src/broker/index.js';
 import { startIdp, type RunningIdp } from '../../demo/sim/idp.js';
@@ -56,16 +57,21 @@ describe('token broker, client_credentials mode (spec 4.1, 4.2)', () => {
   });
 
   it('spec 5.6: expires_in is what remains of the cached token, not the original lifetime', async () => {
-    const { broker } = brokerFor();
-    const first = await readJson(await broker(brokerRequest()));
-    // 300 s token, cached 30 s short of expiry: at most 270 s remain.
-    assert.ok((first.expires_in as number) <= 270 && (first.expires_in as number) >= 268, `got ${first.expires_in}`);
-    await new Promise((r) => setTimeout(r, 1100));
-    const second = await readJson(await broker(brokerRequest()));
-    assert.strictEqual(second.access_token, first.access_token);
-    assert.ok((second.expires_in as number) < (first.expires_in as number), `${second.expires_in} < ${first.expires_in}`);
-    const exp = decodeJwt(second.access_token as string).exp!;
-    assert.ok((second.expires_in as number) < exp - Date.now() / 1000, 'never beyond the real expiry');
+    const clock = installFakeDate(); // Date stands still until clock.tick
+    try {
+      const { broker } = brokerFor();
+      const first = await readJson(await broker(brokerRequest()));
+      // 300 s token, cached 30 s short of expiry: 270 s remain.
+      assert.strictEqual(first.expires_in, 270);
+      clock.tick(1000);
+      const second = await readJson(await broker(brokerRequest()));
+      assert.strictEqual(second.access_token, first.access_token);
+      assert.strictEqual(second.expires_in, 269, 'one second later, one second less');
+      const exp = decodeJwt(second.access_token as string).exp!;
+      assert.ok((second.expires_in as number) < exp - Date.now() / 1000, 'never beyond the real expiry');
+    } finally {
+      clock.uninstall();
+    }
   });
 
   it('spec 5.6: 100 concurrent cold requests share one exchange with the IdP (single flight)', async () => {
@@ -89,15 +95,21 @@ describe('token broker, client_credentials mode (spec 4.1, 4.2)', () => {
 
   it('spec 5.6: a token is fetched again once its cached life is over', async () => {
     const shortIdp = await startIdp({ clients: [CLIENT], accessTokenTtl: 2 });
+    const clock = installFakeDate(); // Date stands still until clock.tick
     try {
       const { broker } = brokerAgainst(shortIdp);
       const first = await readJson(await broker(brokerRequest()));
       assert.strictEqual(first.expires_in, 1, '2 s token minus a tenth: 1 s left');
-      await new Promise((r) => setTimeout(r, 1900));
+      clock.tick(1799);
+      const cached = await readJson(await broker(brokerRequest()));
+      assert.strictEqual(cached.access_token, first.access_token, 'cached for 1.8 s');
+      assert.strictEqual(shortIdp.tokenRequests, 1);
+      clock.tick(1);
       const second = await readJson(await broker(brokerRequest()));
       assert.notStrictEqual(second.access_token, first.access_token);
       assert.strictEqual(shortIdp.tokenRequests, 2);
     } finally {
+      clock.uninstall();
       await shortIdp.close();
     }
   });

@@ -4,6 +4,7 @@
  * end user. Against the real OpenID provider of demo/sim/idp.ts.
  */
 import { assert } from 'chai';
+import { installFakeDate } from '../support/fake-clock.js';
 import { rejectsWith } from '../support/expect-error.js';
 import { SignJWT, generateKeyPair } from 'jose';
 import type { TokenBrokerOptions } from '../../src/broker/index.js';
@@ -186,14 +187,22 @@ describe('per-user token map (privacy and memory bounds)', () => {
   });
 
   it('expired entries are swept when new users arrive', async () => {
-    const tokens = new UserTokens(exchangeCount(2).exchange, 1000);
-    for (let i = 0; i < 20; i++) await tokens.get(`old-${i}`);
-    await tokens.get('old-0'); // still cached: no new entry
-    assert.strictEqual(tokens.size, 20);
-    // 2 s tokens are cached for 1.8 s; with under a second left an entry counts as expired.
-    await new Promise((r) => setTimeout(r, 1000));
-    await tokens.get('newcomer');
-    assert.strictEqual(tokens.size, 1);
+    const clock = installFakeDate(); // Date stands still until clock.tick
+    try {
+      const tokens = new UserTokens(exchangeCount(2).exchange, 1000);
+      for (let i = 0; i < 20; i++) await tokens.get(`old-${i}`);
+      await tokens.get('old-0'); // still cached: no new entry
+      assert.strictEqual(tokens.size, 20);
+      // 2 s tokens are cached for 1.8 s; with under a second left an entry counts as expired.
+      clock.tick(800);
+      await tokens.get('newcomer');
+      assert.strictEqual(tokens.size, 21, 'a second left: not yet expired');
+      clock.tick(1);
+      await tokens.get('second-newcomer');
+      assert.strictEqual(tokens.size, 2, 'the twenty old entries are swept, the newcomers stay');
+    } finally {
+      clock.uninstall();
+    }
   });
 
   it('a failed exchange leaves no entry behind', async () => {

@@ -1,5 +1,6 @@
 import { assert } from 'chai';
 import { throwsError, rejectsWith } from '../support/expect-error.js';
+import { installFakeClock } from '../support/fake-clock.js';
 import { BioID, BioIDError, createFingerprintReader } from '../../src/index.js';
 import { hang, json, refuse, text } from '../support/fake-network.js';
 import { LOCAL, MW, STATUS, readerOver, standardNetwork } from '../support/sdk-fixtures.js';
@@ -101,9 +102,15 @@ describe('dispatch pinning (spec 9)', () => {
     const net = standardNetwork();
     const { reader } = readerOver(net, { workstationId: 'ws-pinned', deviceId: 'dev-pinned', statusIntervalMs: 5 });
     const seen: unknown[] = [];
-    const stop = reader.watchStatus((s) => seen.push(s));
-    await new Promise((r) => setTimeout(r, 40));
-    stop();
+    const clock = installFakeClock();
+    try {
+      const stop = reader.watchStatus((s) => seen.push(s));
+      await clock.tickAsync(1000); // 200 intervals
+      assert.strictEqual(clock.countTimers(), 0, 'no poll scheduled');
+      stop();
+    } finally {
+      clock.uninstall();
+    }
     assert.deepStrictEqual(seen, [{ state: 'pinned', pinned: true, workstationId: 'ws-pinned', deviceId: 'dev-pinned' }]);
     assert.strictEqual(net.calls.length, 0);
   });

@@ -99,7 +99,9 @@ const bodyArb = fc.oneof(
 );
 const statusArb = fc.oneof(fc.constantFrom(200, 201, 204, 400, 401, 403, 404, 409, 500, 502, 503), fc.integer({ min: 200, max: 599 }));
 
-describe('fuzzing (fast-check)', () => {
+describe('fuzzing (fast-check)', function () {
+  // Hundreds of runs each: seconds on an idle machine, far more on a loaded one.
+  this.timeout(90_000);
   it('any BioID configuration constructs or throws a config BioIDError (or the spec 9.4 TypeError) without leaking the secret', () => {
     fc.assert(
       fc.property(configArb, (config) => {

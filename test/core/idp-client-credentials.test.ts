@@ -1,7 +1,9 @@
 import { assert } from 'chai';
 import { throwsError, rejectsWith } from '../support/expect-error.js';
 import { BioID, BioIDError, ReaderAuthError } from '../../src/index.js';
-import { json, text, tick } from '../support/fake-network.js';
+import { json, text } from '../support/fake-network.js';
+import { installFakeClock } from '../support/fake-clock.js';
+import { cacheLifetimeMs } from '../../src/core/token-cache.js';
 import { MW, standardNetwork } from '../support/sdk-fixtures.js';
 
 const IDP = 'https://idp.example.com';
@@ -70,14 +72,24 @@ describe('idpClientCredentials strategy (spec 2.2 B, 4.2, 5.4)', () => {
   });
 
   it('spec 5.6: the token is cached until just under expires_in, then fetched again', async () => {
-    const net = idpNetwork(() => json({ access_token: 'short-lived', expires_in: 0.2 }));
-    const bio = bioWith(net);
-    await bio.reader.search();
-    await bio.reader.search();
-    assert.strictEqual(net.callsTo(TOKEN_PATH).length, 1, 'cached within its life');
-    await tick(250);
-    await bio.reader.search();
-    assert.strictEqual(net.callsTo(TOKEN_PATH).length, 2, 'fetched again after expiry');
+    const clock = installFakeClock();
+    try {
+      const net = idpNetwork(() => json({ access_token: 'five-minutes', expires_in: 300 }));
+      const bio = bioWith(net);
+      await bio.reader.search();
+      await bio.reader.search();
+      assert.strictEqual(net.callsTo(TOKEN_PATH).length, 1, 'cached within its life');
+      await clock.tickAsync(cacheLifetimeMs(300) - 1);
+      await bio.reader.search();
+      assert.strictEqual(net.callsTo(TOKEN_PATH).length, 1, 'still cached 1 ms before the end of its cached life');
+      await clock.tickAsync(1);
+      await bio.reader.search();
+      assert.strictEqual(net.callsTo(TOKEN_PATH).length, 2, 'fetched again once the cached life is over');
+      await bio.reader.search();
+      assert.strictEqual(net.callsTo(TOKEN_PATH).length, 2, 'and the new token is cached');
+    } finally {
+      clock.uninstall();
+    }
   });
 
   it('concurrent first uses share one exchange', async () => {

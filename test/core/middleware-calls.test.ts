@@ -1,12 +1,23 @@
 import { assert } from 'chai';
 import { rejectsWith } from '../support/expect-error.js';
 import { BioIDError, WORKSTATION_OFFLINE_TEXT, createFingerprintReader } from '../../src/index.js';
-import { hang, json, refuse, text } from '../support/fake-network.js';
+import { hang, json, refuse, text, tick } from '../support/fake-network.js';
+import { installFakeClock } from '../support/fake-clock.js';
 import { LOCAL, MW, readerOver, standardNetwork } from '../support/sdk-fixtures.js';
 
 const PIN = { workstationId: 'ws-7', deviceId: 'dev-1' };
 const code = (expected: string, message?: RegExp) => (e: unknown) =>
   e instanceof BioIDError && e.code === expected && (!message || message.test(e.message));
+
+/** A promise plus what has become of it so far, for checking that it is still pending at a given time. */
+function settledState<T>(promise: Promise<T>) {
+  const out = { state: 'pending' as 'pending' | 'resolved' | 'rejected', promise };
+  promise.then(
+    () => (out.state = 'resolved'),
+    () => (out.state = 'rejected'),
+  );
+  return out;
+}
 
 describe('middleware calls (spec 4.4, 5.1, 7, 8)', () => {
   it('spec 5.1: every middleware request carries Authorization: Bearer', async () => {
@@ -49,32 +60,53 @@ describe('middleware calls (spec 4.4, 5.1, 7, 8)', () => {
   it('spec 8: every network call is bounded by timeoutMs', async () => {
     const net = standardNetwork().on('POST', `${MW}/orchestrator/verify`, hang);
     const { reader } = readerOver(net, { ...PIN, timeoutMs: 50 });
-    const started = Date.now();
-    await rejectsWith(reader.verify({ subjectId: 'alice' }), code('timeout', /did not answer within 50 ms/));
-    assert.ok(Date.now() - started < 2000);
+    const clock = installFakeClock();
+    try {
+      const settled = settledState(reader.verify({ subjectId: 'alice' }));
+      await clock.tickAsync(49);
+      assert.strictEqual(settled.state, 'pending', 'still waiting at 49 ms');
+      await clock.tickAsync(1);
+      assert.strictEqual(settled.state, 'rejected', 'rejected at 50 ms');
+      await rejectsWith(settled.promise, code('timeout', /did not answer within 50 ms/));
+    } finally {
+      clock.uninstall();
+    }
   });
 
   it('spec 8: a getToken that never settles is bounded by timeoutMs too', async () => {
     const reader = createFingerprintReader({ ...PIN, middlewareUrl: MW, fetchImpl: standardNetwork().fetch, timeoutMs: 50, getToken: () => new Promise<string>(() => {}) });
-    await rejectsWith(reader.search(), code('timeout', /getToken did not settle within 50 ms/));
+    const clock = installFakeClock();
+    try {
+      const settled = settledState(reader.search());
+      await clock.tickAsync(49);
+      assert.strictEqual(settled.state, 'pending', 'still waiting at 49 ms');
+      await clock.tickAsync(1);
+      await rejectsWith(settled.promise, code('timeout', /getToken did not settle within 50 ms/));
+    } finally {
+      clock.uninstall();
+    }
   });
 
   it("a caller's AbortSignal aborts the call with code 'aborted'", async () => {
     const net = standardNetwork().on('POST', `${MW}/orchestrator/verify`, hang);
     const { reader } = readerOver(net, PIN);
     const controller = new AbortController();
-    const pending = reader.verify({ subjectId: 'alice', signal: controller.signal });
-    setTimeout(() => controller.abort(), 10);
-    await rejectsWith(pending, code('aborted'));
+    const pending = settledState(reader.verify({ subjectId: 'alice', signal: controller.signal }));
+    await tick(10);
+    assert.strictEqual(pending.state, 'pending', 'the request hangs until aborted');
+    controller.abort();
+    await rejectsWith(pending.promise, code('aborted'));
     await rejectsWith(reader.verify({ subjectId: 'alice', signal: AbortSignal.abort() }), code('aborted'));
   });
 
   it('close() aborts in-flight work, and later calls reject', async () => {
     const net = standardNetwork().on('POST', `${MW}/orchestrator/verify`, hang);
     const { reader } = readerOver(net, PIN);
-    const pending = reader.verify({ subjectId: 'alice' });
-    setTimeout(() => reader.close(), 10);
-    await rejectsWith(pending, code('aborted'));
+    const pending = settledState(reader.verify({ subjectId: 'alice' }));
+    await tick(10);
+    assert.strictEqual(pending.state, 'pending', 'the request hangs until close()');
+    reader.close();
+    await rejectsWith(pending.promise, code('aborted'));
     await rejectsWith(reader.search(), code('aborted', /closed/));
   });
 

@@ -119,14 +119,17 @@ describe('tokenProvider strategy (spec 2.2 A, 5.3)', () => {
 
   it('concurrent 401s for one token cause one refresh', async () => {
     const release = deferred();
+    const allArrived = deferred();
+    let arrived = 0;
     const net = standardNetwork().on('POST', `${MW}/orchestrator/search`, async (c) => {
       if (c.headers.get('authorization') !== 'Bearer token-1') return json({ candidates: [], searchId: 'ok' });
+      if (++arrived === 10) allArrived.resolve();
       await release.promise;
       return json({ error: 'invalid_token' }, 401);
     });
     const { reader, tokensIssued } = readerOver(net, PIN);
     const all = Promise.all(Array.from({ length: 10 }, () => reader.search()));
-    await new Promise((r) => setTimeout(r, 10));
+    await allArrived.promise; // all ten requests carry token-1 before any 401 answers
     release.resolve();
     await all;
     assert.strictEqual(tokensIssued(), 2, 'ten 401s for token-1 caused one refresh');

@@ -1,6 +1,7 @@
 import { assert } from 'chai';
 import { rejectsWith } from '../support/expect-error.js';
-import { generateKeyPair, SignJWT } from 'jose';
+import { decodeJwt, generateKeyPair, SignJWT } from 'jose';
+import { installFakeDate } from '../support/fake-clock.js';
 import { BioID } from '../../src/index.js';
 import { clientCredentialsForm, exchangeToken } from '../../src/core/exchange.js';
 import { WORKSTATION_OFFLINE_TEXT } from '../../src/core/errors.js';
@@ -76,17 +77,22 @@ describe('simulator: middleware, workstation and local service against a real Id
   });
 
   it('401 for an expired IdP token (expiry is checked, no clock tolerance)', async () => {
-    // 2 s, not 1: on a loaded 2-core machine the first call must still land inside the token's life.
     const shortLived = await startSimulator({ ...CLIENT, accessTokenTtl: 2, captureDelayMs: [0, 5] });
+    // Date stands still (the middleware checks expiry in this process) and is set to either side of exp.
+    const clock = installFakeDate();
     try {
       const expiring = await tokenFor(CLIENT, shortLived.idp);
+      const exp = decodeJwt(expiring).exp!;
       const call = () => fetch(`${shortLived.middleware.url}/biometrics/alice`, { headers: { Authorization: `Bearer ${expiring}` } });
       assert.strictEqual((await call()).status, 200);
-      await new Promise((r) => setTimeout(r, 3100));
+      clock.setSystemTime(exp * 1000 - 1);
+      assert.strictEqual((await call()).status, 200, 'valid until its last millisecond');
+      clock.setSystemTime(exp * 1000);
       const expired = await call();
       assert.strictEqual(expired.status, 401);
       assert.match(((await expired.json()) as { message: string }).message, /ERR_JWT_EXPIRED/);
     } finally {
+      clock.uninstall();
       await shortLived.close();
     }
   });

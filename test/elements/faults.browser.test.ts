@@ -17,6 +17,7 @@ import type { BioEnroll, BioReaderStatus, BioSearch, BioVerify } from '../../src
 import type { BioErrorDetail } from '../../src/elements/events.js';
 import { WORKSTATION_OFFLINE_TEXT } from '../../src/core/errors.js';
 import { deferred, hang, json, refuse, text, tick, type Handler } from '../support/fake-network.js';
+import { installFakeClock } from '../support/fake-clock.js';
 import { ATTRS, LOCAL, MIDDLEWARE, TOKEN_PATH, installNetwork, restoreNetwork, type Net } from './network.js';
 
 type Operable = HTMLElement & { start(): Promise<unknown>; updateComplete: Promise<unknown> };
@@ -275,16 +276,23 @@ describe('element lifecycle', () => {
 
   it('lifecycle: bio-reader-status removed while polling stops polling (no /status request afterwards)', async () => {
     net = installNetwork();
-    const el = await fixture<BioReaderStatus>(`<bio-reader-status local-service-url="${LOCAL}"></bio-reader-status>`);
-    await waitUntil(() => el.status?.state === 'ready', 'never ready');
-    const polled = net.callsTo(`${LOCAL}/status`).length;
-    expect(polled).to.equal(1);
-    const events = recordEvents();
-    el.remove();
-    // The core polls every 3 s; wait past one interval.
-    await tick(3300);
-    events.stop();
-    expect(net.callsTo(`${LOCAL}/status`)).to.have.length(polled);
-    expect(events.seen).to.deep.equal([]);
+    const clock = installFakeClock();
+    try {
+      const el = await fixture<BioReaderStatus>(`<bio-reader-status local-service-url="${LOCAL}"></bio-reader-status>`);
+      await clock.tickAsync(0);
+      expect(el.status?.state).to.equal('ready');
+      expect(net.callsTo(`${LOCAL}/status`)).to.have.length(1);
+      expect(clock.countTimers(), 'the next poll is scheduled').to.equal(1);
+      const events = recordEvents();
+      el.remove();
+      expect(clock.countTimers(), 'and cancelled on removal').to.equal(0);
+      // The core polls every 3 s; a minute passes.
+      await clock.tickAsync(60_000);
+      events.stop();
+      expect(net.callsTo(`${LOCAL}/status`)).to.have.length(1);
+      expect(events.seen).to.deep.equal([]);
+    } finally {
+      clock.uninstall();
+    }
   });
 });

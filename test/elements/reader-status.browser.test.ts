@@ -3,6 +3,7 @@ import '../../src/elements/index.js';
 import { configureElements, type BioReaderStatus } from '../../src/elements/index.js';
 import type { BioErrorDetail, BioStatusDetail } from '../../src/elements/events.js';
 import { json, refuse } from '../support/fake-network.js';
+import { installFakeClock } from '../support/fake-clock.js';
 import { LOCAL, installNetwork, restoreNetwork, shadowText, type Net } from './network.js';
 
 const STATUS_URL = `${LOCAL}/status`;
@@ -42,7 +43,13 @@ describe('bio-reader-status', () => {
     );
     await waitUntil(() => el.status?.state === 'pinned');
     await el.updateComplete;
-    await new Promise((r) => setTimeout(r, 50));
+    const clock = installFakeClock();
+    try {
+      await clock.tickAsync(60_000); // far past any polling interval and back-off
+      expect(clock.countTimers(), 'no poll scheduled').to.equal(0);
+    } finally {
+      clock.uninstall();
+    }
     expect(net.callsTo(STATUS_URL)).to.have.length(0);
     expect(shadowText(el)).to.contain('ws-pin');
     expect(shadowText(el)).to.contain('dev-pin');

@@ -14,11 +14,31 @@ export interface RecordedCall {
 
 export type Handler = (call: RecordedCall, index: number) => Response | Promise<Response>;
 
-export const json = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
-  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+/**
+ * A Response whose body reads settle within microtasks, as in Node: Chromium reads even an in-memory
+ * body in a task of its own, which fake timers (test/support/fake-clock.ts) cannot wait for.
+ */
+function inMemory(response: Response, body: string): Response {
+  let used = false;
+  const read = () => {
+    if (used) return Promise.reject(new TypeError('Body has already been consumed.'));
+    used = true;
+    return Promise.resolve(body);
+  };
+  Object.defineProperties(response, {
+    text: { value: read },
+    json: { value: () => read().then((t) => JSON.parse(t) as unknown) },
+  });
+  return response;
+}
+
+export const json = (body: unknown, status = 200, headers: Record<string, string> = {}) => {
+  const raw = JSON.stringify(body);
+  return inMemory(new Response(raw, { status, headers: { 'content-type': 'application/json', ...headers } }), raw);
+};
 
 export const text = (body: string, status = 200, contentType = 'text/plain') =>
-  new Response(body, { status, headers: { 'content-type': contentType } });
+  inMemory(new Response(body, { status, headers: { 'content-type': contentType } }), body);
 
 /** A handler that never answers (until the caller aborts). */
 export const hang: Handler = () => new Promise<Response>(() => {});
