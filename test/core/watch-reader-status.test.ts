@@ -3,20 +3,20 @@
  * service (decisions.md, "Status"). Timers are fake: counts are exact.
  */
 import { assert } from 'chai';
-import FakeTimers from '@sinonjs/fake-timers';
 import { createFingerprintReader, watchReaderStatus, type ReaderStatus } from '../../src/index.js';
 import { fakeNetwork, json } from '../support/fake-network.js';
 import { throwsError } from '../support/expect-error.js';
+import { installFakeClock, type FakeClock } from '../support/fake-clock.js';
 
 const LOCAL = 'http://127.0.0.1:18099';
 const realFetch = globalThis.fetch;
 
 describe('watchReaderStatus (spec 9.2, 9.3; decisions.md "Status")', () => {
-  let clock: ReturnType<typeof FakeTimers.install>;
+  let clock: FakeClock;
   let net: ReturnType<typeof fakeNetwork>;
 
   beforeEach(() => {
-    clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    clock = installFakeClock();
     net = fakeNetwork().on('GET', `${LOCAL}/status`, () => json({ workstationId: 'ws-1', devices: [{ deviceId: 'd-1', connected: true }] }));
     globalThis.fetch = net.fetch as typeof fetch;
   });

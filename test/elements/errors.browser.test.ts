@@ -2,7 +2,7 @@ import { expect, fixture, oneEvent } from '@open-wc/testing';
 import '../../src/elements/index.js';
 import type { BioSearch, BioVerify } from '../../src/elements/index.js';
 import type { BioErrorDetail } from '../../src/elements/events.js';
-import { WORKSTATION_OFFLINE_TEXT } from '../../src/core/errors.js';
+import { BioIDError, WORKSTATION_OFFLINE_TEXT } from '../../src/core/errors.js';
 import { hang, json, refuse, text } from '../support/fake-network.js';
 import { ATTRS, LOCAL, MIDDLEWARE, TOKEN_PATH, installNetwork, restoreNetwork, shadowText, type Net } from './network.js';
 
@@ -51,7 +51,9 @@ describe('operation elements: failures become bio-error and visible text, never 
     expect(detail.operation).to.equal('verify');
     expect(detail.retryable).to.equal(false);
     expect(detail.message).to.match(/deviceId is missing/);
-    expect(rejection).to.be.instanceOf(TypeError);
+    // One error, one code: start() rejects with the config BioIDError the event reports, not the bare TypeError.
+    expect(rejection).to.be.instanceOf(BioIDError);
+    expect((rejection as BioIDError).code).to.equal('config');
     expect(shadowText(el)).to.contain('This component is not set up correctly.');
     expect(el.shadowRoot!.querySelector('[part="error"]')!.textContent).to.match(/workstationId and deviceId/);
     expect(net.calls).to.have.length(0);
