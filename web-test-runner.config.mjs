@@ -1,10 +1,10 @@
-// Browser tests in headless Chromium: runtime-neutral core tests (*.test.ts, also run in Node) and
+// Browser tests in Chromium, Firefox and WebKit (scripts/wtr-engines.mjs; BIOID_ENGINES narrows them): runtime-neutral core tests (*.test.ts, also run in Node) and
 // browser-only tests (*.browser.test.ts). Node-only tests (*.node.test.ts) are excluded.
 import { createServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { chromeLauncher } from '@web/test-runner-chrome';
 import { esbuildPlugin } from '@web/dev-server-esbuild';
-import { CHROMIUM_ARGS, chromiumPath } from './scripts/chromium.mjs';
+import { selectedEngines } from './scripts/engines.mjs';
+import { engineLauncher } from './scripts/wtr-engines.mjs';
 
 const LOOPBACK = '127.0.0.1';
 
@@ -33,8 +33,9 @@ export default {
   rootDir: fileURLToPath(new URL('.', import.meta.url)),
   hostname: LOOPBACK,
   concurrency: 1,
+  concurrentBrowsers: 3,
   testFramework: { config: { timeout: 10000 } },
-  browsers: [chromeLauncher({ launchOptions: { executablePath: chromiumPath(), args: CHROMIUM_ARGS } })],
+  browsers: selectedEngines().map(engineLauncher),
   middleware: [
     function testRoutes(ctx, next) {
       // Where the second origin is (test/core/local-service-cors.browser.test.ts).

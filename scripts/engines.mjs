@@ -7,7 +7,7 @@
 // It gives tests a small page API (goto, fill, click, waitFor a selector, text or function, evaluate,
 // console messages, cookies); a selector may pierce one open shadow root with `host >>> inner`.
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import {
   CHROMIUM_ARGS,
   FIREFOX_PREFS,
@@ -262,6 +262,24 @@ function freePort() {
   });
 }
 
+/** Resolves once something accepts connections on 127.0.0.1:`port` (or rejects when `gone()` or after 15 s). */
+async function portOpen(port, gone) {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const open = await new Promise((resolve) => {
+      const socket = connect({ host: '127.0.0.1', port });
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (open) return;
+    if (gone() || Date.now() > deadline) throw new Error(`nothing listens on 127.0.0.1:${port}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 /** A child process whose exit we can await; `stop()` ends it (and only it). */
 function child(command, args, env) {
   const proc = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -348,28 +366,23 @@ async function launchWebKit() {
       const port = await freePort();
       const driver = child(webkitDriverPath(), [`--host=127.0.0.1`, `--port=${port}`], env);
       let session;
-      for (let attempt = 0; ; attempt++) {
-        try {
-          session = await remote({
-            hostname: '127.0.0.1',
-            port,
-            path: '/',
-            logLevel: 'error',
-            connectionRetryCount: 0,
-            capabilities: {
-              browserName: 'MiniBrowser',
-              'wdio:enforceWebDriverClassic': true,
-              'webkitgtk:browserOptions': { binary: miniBrowserPath(), args: ['--automation'] },
-            },
-          });
-          break;
-        } catch (error) {
-          if (attempt >= 50 || driver.proc.exitCode !== null) {
-            await driver.stop();
-            throw new Error(`WebKitWebDriver on port ${port}: ${error.message}\n${driver.output()}`);
-          }
-          await new Promise((r) => setTimeout(r, 100));
-        }
+      try {
+        await portOpen(port, () => driver.proc.exitCode !== null);
+        session = await remote({
+          hostname: '127.0.0.1',
+          port,
+          path: '/',
+          logLevel: 'silent',
+          connectionRetryCount: 2,
+          capabilities: {
+            browserName: 'MiniBrowser',
+            'wdio:enforceWebDriverClassic': true,
+            'webkitgtk:browserOptions': { binary: miniBrowserPath(), args: ['--automation'] },
+          },
+        });
+      } catch (error) {
+        await driver.stop();
+        throw new Error(`WebKitWebDriver on port ${port}: ${error.message}\n${driver.output()}`);
       }
       version = session.capabilities.browserVersion ?? version;
       await session.setTimeouts(undefined, 30_000, 30_000);
