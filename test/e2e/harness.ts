@@ -8,6 +8,8 @@ import { launch, type Browser, type Context, type Engine, type Page } from '../.
 import { demoServerOptionsFor, startDemoServer, type RunningDemoServer } from '../../demo/server.js';
 import { startSimulator, type RunningSimulator } from '../../demo/sim/simulator.js';
 
+export { runOperation, type Outcome } from './operations.js';
+
 export const CLIENT = { clientId: 'e2e-integrator', clientSecret: 'e2e-secret-0123456789' };
 export const USER = { username: 'tester', password: 'correct horse battery staple' };
 
@@ -98,32 +100,6 @@ export async function startHarness(engine: Engine): Promise<DemoHarness> {
       await new Promise((resolve) => collector.server.close(resolve));
     },
   };
-}
-
-export interface Outcome {
-  type: 'bio-result' | 'bio-error';
-  detail: Record<string, unknown> & { result?: Record<string, unknown>; code?: string; message?: string; status?: number; workstationId?: string; deviceId?: string };
-}
-
-/** Clicks the button of the element matched by `selector` and resolves with its bio-result or bio-error. */
-export async function runOperation(page: Page, selector: string): Promise<Outcome> {
-  // The listener stores the outcome on window; no named inner functions (tsx would wrap them in __name()).
-  await page.evaluate((sel: string) => {
-    const w = window as unknown as { __bioidOutcome: unknown };
-    w.__bioidOutcome = null;
-    const el = document.querySelector(sel)!;
-    for (const type of ['bio-result', 'bio-error']) {
-      el.addEventListener(
-        type,
-        (event) => {
-          w.__bioidOutcome = w.__bioidOutcome ?? { type, detail: JSON.parse(JSON.stringify((event as CustomEvent).detail)) };
-        },
-        { once: true },
-      );
-    }
-  }, selector);
-  await page.click(`${selector} >>> button[part~="button"]`);
-  return (await page.waitForFunction(() => (window as unknown as { __bioidOutcome: Outcome | null }).__bioidOutcome)) as Outcome;
 }
 
 /** Waits until the element bundle defined the tags. */
