@@ -10,24 +10,27 @@ export function engineLauncher(engine) {
   let context;
   const sessions = new Map(); // sessionId -> { page, url }
   let queue = Promise.resolve(); // WebKit: one window, one test file at a time
+  let webkitPage; // WebKit contexts hold one page: every test file runs in it, one after the other
 
   const openPage = async () => {
     if (engine !== 'webkit') return context.newPage();
-    // WebKit contexts hold one page: a context (WebKitWebDriver + MiniBrowser) per test file.
-    const own = await browser.newContext();
-    const page = await own.newPage();
-    page.close = () => own.close();
-    return page;
+    webkitPage ??= await context.newPage();
+    return { goto: (url) => webkitPage.goto(url), close: () => webkitPage.goto('about:blank') };
+  };
+  const serially = (work) => {
+    const run = queue.then(work);
+    queue = run.catch(() => undefined);
+    return run;
   };
 
   return {
     name: ENGINE_NAMES[engine],
     type: `bioid-${engine}`,
-    // MiniBrowser runs one session per WebKitWebDriver; more files at once only cost memory on 2 cores.
+    // One file at a time per engine: the three engines already run side by side on 2 cores.
     concurrency: 1,
     async initialize() {
       browser = await launch(engine);
-      if (engine !== 'webkit') context = await browser.newContext();
+      context = await browser.newContext();
     },
     async stop() {
       await Promise.all([...sessions.values()].map((s) => s.page.close().catch(() => undefined)));
@@ -36,13 +39,11 @@ export function engineLauncher(engine) {
       await browser?.close();
     },
     startSession(sessionId, url) {
-      const run = queue.then(async () => {
+      return serially(async () => {
         const page = await openPage();
         sessions.set(sessionId, { page, url });
         await page.goto(url);
       });
-      queue = run.catch(() => undefined);
-      return run;
     },
     isActive(sessionId) {
       return sessions.has(sessionId);
@@ -53,11 +54,13 @@ export function engineLauncher(engine) {
     startDebugSession() {
       throw new Error(`${ENGINE_NAMES[engine]}: debug sessions are not supported; run a single file with --manual instead.`);
     },
-    async stopSession(sessionId) {
+    stopSession(sessionId) {
       const session = sessions.get(sessionId);
       sessions.delete(sessionId);
-      await session?.page.close().catch(() => undefined);
-      return {};
+      return serially(async () => {
+        await session?.page.close().catch(() => undefined);
+        return {};
+      });
     },
   };
 }
