@@ -280,9 +280,17 @@ async function portOpen(port, gone) {
   }
 }
 
+/** Our Xvfb and WebKitWebDriver processes, ended with the test process even when it dies of an error. */
+const children = new Set();
+process.once('exit', () => {
+  for (const proc of children) proc.kill('SIGTERM');
+});
+
 /** A child process whose exit we can await; `stop()` ends it (and only it). */
 function child(command, args, env) {
   const proc = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(proc);
+  proc.once('exit', () => children.delete(proc));
   let output = '';
   proc.stdout.on('data', (c) => (output += c));
   proc.stderr.on('data', (c) => (output += c));
