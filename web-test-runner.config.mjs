@@ -1,12 +1,12 @@
-// Browser tests in headless Chromium: runtime-neutral core tests (*.test.ts, also run in Node) and
+// Browser tests in Chromium, Firefox and WebKit (scripts/wtr-engines.mjs; BIOID_ENGINES narrows them): runtime-neutral core tests (*.test.ts, also run in Node) and
 // browser-only tests (*.browser.test.ts). Node-only tests (*.node.test.ts) are excluded.
 // Every test file uses mocha's globals (describe, it, before, after…); runtime-neutral tests import
 // chai's assert from 'chai', browser-only tests use @open-wc/testing (chai's expect/assert, fixture).
 import { createServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
-import { chromeLauncher } from '@web/test-runner-chrome';
 import { esbuildPlugin } from '@web/dev-server-esbuild';
-import { CHROMIUM_ARGS, chromiumPath } from './scripts/chromium.mjs';
+import { selectedEngines } from './scripts/engines.mjs';
+import { engineLauncher } from './scripts/wtr-engines.mjs';
 
 const LOOPBACK = '127.0.0.1';
 
@@ -29,8 +29,10 @@ export default {
   rootDir: fileURLToPath(new URL('.', import.meta.url)),
   hostname: LOOPBACK,
   concurrency: 1,
+  // Two engines at a time: as fast as three on 2 cores, and WebKit keeps its CPU for the 200-run fuzz tests.
+  concurrentBrowsers: 2,
   testFramework: { config: { timeout: 10000 } },
-  browsers: [chromeLauncher({ launchOptions: { executablePath: chromiumPath(), args: CHROMIUM_ARGS } })],
+  browsers: selectedEngines().map(engineLauncher),
   middleware: [
     function testRoutes(ctx, next) {
       // Where the second origin is (test/core/local-service-cors.browser.test.ts).

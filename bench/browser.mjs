@@ -4,7 +4,7 @@
 import { createServer } from 'node:http';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CHROMIUM_ARGS, chromiumPath } from '../scripts/chromium.mjs';
+import { CHROMIUM_ARGS, chromiumPath } from '../scripts/browsers.mjs';
 
 
 let browserPromise;

@@ -45,6 +45,8 @@ export interface DemoServerOptions {
   user: { username: string; password: string };
   /** Where the built package is; default `<repo>/dist`. */
   distDir?: string;
+  /** Tests: a `report-uri` for the pages' Content-Security-Policy, so violations are seen in every engine. */
+  cspReportUri?: string;
 }
 
 export interface RunningDemoServer {
@@ -53,6 +55,8 @@ export interface RunningDemoServer {
   sessions: SessionStore;
   /** Changes the kiosk worker's version (as a deployment would), so kiosks see "a new version". */
   bumpKioskVersion(): void;
+  /** Tests: drop every connection and refuse new ones (a network outage), or serve again. */
+  setOffline(offline: boolean): void;
   close(): Promise<void>;
 }
 
@@ -108,6 +112,7 @@ export function createDemoApp(options: DemoServerOptions, origin: () => string) 
       "base-uri 'none'",
       "form-action 'self'",
       "frame-ancestors 'none'",
+      ...(options.cspReportUri ? [`report-uri ${options.cspReportUri}`] : []),
     ].join('; ');
   const html = (res: Response, body: string, status = 200, extraScript = '') => {
     res.status(status).set({ 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': csp(extraScript), 'Cache-Control': 'no-store' }).send(body);
@@ -252,5 +257,13 @@ export async function startDemoServer(options: DemoServerOptions): Promise<Runni
   const { app, sessions, bump } = createDemoApp(options, () => url);
   const listening = await listen(app, options.host, options.port ?? 0);
   url = listening.url;
-  return { url, port: listening.port, sessions, bumpKioskVersion: bump, close: () => closeServer(listening.server) };
+  let offline = false;
+  listening.server.on('connection', (socket) => {
+    if (offline) socket.destroy();
+  });
+  const setOffline = (value: boolean) => {
+    offline = value;
+    if (offline) listening.server.closeAllConnections();
+  };
+  return { url, port: listening.port, sessions, bumpKioskVersion: bump, setOffline, close: () => closeServer(listening.server) };
 }

@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 // Takes the README's demo screenshot (docs/demo.png): runs `npm start` on free ports, signs in with
-// headless system Chromium (CHROME_PATH or /usr/bin/chromium), enrolls, verifies and test-captures on the
+// headless system Chromium (CHROME_PATH, else the one scripts/browsers.mjs finds), enrolls, verifies and test-captures on the
 // plain page, takes the picture, and stops the demo. Usage: node scripts/screenshot.mjs [output.png]
 import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
-import { CHROMIUM_ARGS, chromiumPath } from './chromium.mjs';
+import { CHROMIUM_ARGS, chromiumPath } from './browsers.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const output = resolve(process.argv[2] ?? join(root, 'docs', 'demo.png'));

@@ -1,11 +1,14 @@
 /**
- * End-to-end harness: the simulator and the demo app on 127.0.0.1 port 0, and one headless system
- * Chromium (playwright-core) shared by the tests of a file.
+ * End-to-end harness: the simulator and the demo app on 127.0.0.1 port 0, and one browser of an engine
+ * (Chromium, Firefox or WebKit, through scripts/engines.mjs) shared by the tests of a file.
  */
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { CHROMIUM_ARGS, chromiumPath } from '../../scripts/chromium.mjs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { launch, type Browser, type Context, type Engine, type Page } from '../../scripts/engines.mjs';
 import { demoServerOptionsFor, startDemoServer, type RunningDemoServer } from '../../demo/server.js';
 import { startSimulator, type RunningSimulator } from '../../demo/sim/simulator.js';
+
+export { runOperation, type Outcome } from './operations.js';
 
 export const CLIENT = { clientId: 'e2e-integrator', clientSecret: 'e2e-secret-0123456789' };
 export const USER = { username: 'tester', password: 'correct horse battery staple' };
@@ -14,50 +17,72 @@ export interface DemoHarness {
   sim: RunningSimulator;
   demo: RunningDemoServer;
   browser: Browser;
-  /** A fresh browser context (its own cookies, caches and service workers), signed in on `path`. */
-  signedIn(path: string): Promise<{ context: BrowserContext; page: Page }>;
+  /** A fresh browser context (its own cookies, caches and service workers) and its page, signed in on `path`. */
+  signedIn(path: string): Promise<{ context: Context; page: Page }>;
+  /** A request to the demo app from Node with the context's cookies (as the page would send them). */
+  request(context: Context, path: string, init?: RequestInit): Promise<Response>;
   /** The simulator control API (as the page's controls use it). */
   control(path: 'finger' | 'device' | 'workstation', body: unknown): Promise<void>;
-  /** Console errors about the Content-Security-Policy, from every page opened through `signedIn`. */
-  cspViolations: string[];
+  /** Content-Security-Policy violations: the pages' report-uri reports, and console lines where the engine gives them. */
+  cspViolations(): string[];
   close(): Promise<void>;
 }
 
-export async function startHarness(): Promise<DemoHarness> {
+/** A collector for the demo pages' CSP reports (report-uri), on its own loopback port. */
+async function startReportCollector(reports: string[]): Promise<{ url: string; server: Server }> {
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      reports.push(`report: ${body}`);
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/csp`, server };
+}
+
+export async function startHarness(engine: Engine): Promise<DemoHarness> {
+  const reports: string[] = [];
+  const collector = await startReportCollector(reports);
   const sim = await startSimulator({ ...CLIENT, captureDelayMs: [0, 30] });
-  const demo = await startDemoServer(demoServerOptionsFor(sim, CLIENT, USER)).catch(async (error: unknown) => {
+  const demo = await startDemoServer({ ...demoServerOptionsFor(sim, CLIENT, USER), cspReportUri: collector.url }).catch(async (error: unknown) => {
     await sim.close();
     throw error;
   });
-  const browser = await chromium
-    .launch({
-      executablePath: chromiumPath(),
-      headless: true,
-      args: CHROMIUM_ARGS,
-    })
-    .catch(async (error: unknown) => {
-      await demo.close();
-      await sim.close();
-      throw error;
-    });
+  const browser = await launch(engine).catch(async (error: unknown) => {
+    await demo.close();
+    await sim.close();
+    throw error;
+  });
+  const pages: Page[] = [];
 
-  const cspViolations: string[] = [];
+  const request = async (context: Context, path: string, init: RequestInit = {}) => {
+    const cookie = (await context.cookies(demo.url)).map((c) => `${c.name}=${c.value}`).join('; ');
+    const headers = new Headers(init.headers);
+    if (cookie) headers.set('Cookie', cookie);
+    return fetch(`${demo.url}${path}`, { ...init, headers, redirect: 'manual' });
+  };
+
   return {
     sim,
     demo,
     browser,
-    cspViolations,
+    cspViolations: () => [
+      ...reports,
+      ...pages.flatMap((page) => page.consoleMessages.filter((m) => /Content.Security.Policy/i.test(m.text)).map((m) => `console: ${m.text}`)),
+    ],
+    request,
     async signedIn(path: string) {
       const context = await browser.newContext();
-      context.setDefaultTimeout(10_000);
       const page = await context.newPage();
-      page.on('console', (message) => {
-        if (/Content Security Policy/i.test(message.text())) cspViolations.push(`${page.url()}: ${message.text()}`);
-      });
+      pages.push(page);
       await page.goto(`${demo.url}${path}`);
       await page.fill('input[name=username]', USER.username);
       await page.fill('input[name=password]', USER.password);
-      await Promise.all([page.waitForURL(`${demo.url}${path}`), page.click('form.signin button[type=submit]')]);
+      await page.clickAndWaitForLoad('form.signin button[type=submit]');
+      const at = await page.url();
+      if (at !== `${demo.url}${path}`) throw new Error(`signed in, but at ${at}, not ${path}`);
       return { context, page };
     },
     async control(path, body) {
@@ -72,36 +97,25 @@ export async function startHarness(): Promise<DemoHarness> {
       await browser.close().catch(() => undefined);
       await demo.close();
       await sim.close();
+      await new Promise((resolve) => collector.server.close(resolve));
     },
   };
-}
-
-export interface Outcome {
-  type: 'bio-result' | 'bio-error';
-  detail: Record<string, unknown> & { result?: Record<string, unknown>; code?: string; message?: string };
-}
-
-/** Clicks the button of the element matched by `selector` and resolves with its bio-result or bio-error. */
-export async function runOperation(page: Page, selector: string): Promise<Outcome> {
-  // No named inner functions here: tsx would wrap them in a __name() helper that the page lacks.
-  const outcome = page.evaluate(
-    (sel) =>
-      new Promise<{ type: string; detail: unknown }>((resolve) => {
-        const el = document.querySelector(sel)!;
-        for (const type of ['bio-result', 'bio-error']) {
-          el.addEventListener(type, (event) => resolve({ type, detail: JSON.parse(JSON.stringify((event as CustomEvent).detail)) }), { once: true });
-        }
-      }),
-    selector,
-  );
-  // Make sure the listener is installed before the click.
-  await page.evaluate(() => new Promise((r) => requestAnimationFrame(r)));
-  await page.locator(`${selector} button[part~="button"]`).click();
-  return (await outcome) as Outcome;
 }
 
 /** Waits until the element bundle defined the tags. */
 export async function elementsReady(page: Page): Promise<void> {
   await page.waitForFunction(() => ['bio-enroll', 'bio-verify', 'bio-search', 'bio-reader-status'].every((t) => customElements.get(t)));
   await page.waitForSelector('#simulator[data-ready]');
+}
+
+/** Requests the page made to URLs starting with `prefix`, from its resource timing (every engine has it). */
+export function requestsTo(page: Page, prefix: string): Promise<string[]> {
+  return page.evaluate(
+    (p: string) =>
+      performance
+        .getEntriesByType('resource')
+        .map((e) => e.name)
+        .filter((n) => n.startsWith(p)),
+    prefix,
+  );
 }

@@ -1,0 +1,318 @@
+#!/usr/bin/env node
+// The one place that finds (and, on Debian as root, installs) what the tests need from the system: the
+// three browser engines and a virtual display for WebKit. `npm test` runs it first (`npm run browsers`).
+//
+// Policy (docs/../decisions "Provisioning: one module, one policy"):
+//  - each requirement comes from its environment variable, else from a system install;
+//  - when something is missing on Debian and we are root (or have passwordless sudo), install the Debian
+//    packages with apt-get (--no-install-recommends, a policy-rc.d that keeps services from starting,
+//    DEBIAN_FRONTEND=noninteractive, apt-get update first), saying what and why;
+//  - anywhere else, stop before any test runs with one message that lists what to install or set;
+//  - never download a browser build of our own.
+// A later requirement (php-cli, ...) is one more entry in REQUIREMENTS.
+//
+// Everything this module reads from the machine goes through `inputs` (env, uid, os-release text, file
+// checks, sudo), so tests can drive the missing paths without touching the machine.
+import { spawnSync } from 'node:child_process';
+import { accessSync, constants, existsSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * What the tests need. `env`: the variable that names it; `commands`: names looked up on PATH;
+ * `globs`: absolute paths with one `*` directory level (architecture-neutral); `debian`: the package.
+ */
+export const REQUIREMENTS = [
+  {
+    id: 'chromium',
+    name: 'Chromium',
+    env: 'CHROME_PATH',
+    commands: ['chromium', 'chromium-browser', 'google-chrome-stable', 'google-chrome'],
+    debian: 'chromium',
+    why: 'browser tests, end-to-end demo tests, security test, bench and screenshot in Chromium',
+  },
+  {
+    id: 'firefox',
+    name: 'Firefox',
+    env: 'FIREFOX_PATH',
+    commands: ['firefox-esr', 'firefox'],
+    debian: 'firefox-esr',
+    why: 'browser tests and end-to-end demo tests in Firefox (WebDriver BiDi)',
+  },
+  {
+    id: 'webkitDriver',
+    name: 'WebKitWebDriver',
+    env: 'WEBKIT_WEBDRIVER_PATH',
+    commands: ['WebKitWebDriver'],
+    debian: 'webkit2gtk-driver',
+    why: 'browser tests and end-to-end demo tests in WebKit (WebDriver)',
+  },
+  {
+    id: 'miniBrowser',
+    name: 'MiniBrowser (WebKitGTK)',
+    env: 'MINIBROWSER_PATH',
+    globs: ['/usr/lib/*/webkit2gtk-4.1/MiniBrowser', '/usr/libexec/webkit2gtk-4.1/MiniBrowser'],
+    debian: 'webkit2gtk-driver',
+    why: 'the WebKit browser that WebKitWebDriver drives',
+  },
+  {
+    id: 'xvfb',
+    name: 'Xvfb',
+    env: 'XVFB_PATH',
+    commands: ['Xvfb'],
+    debian: 'xvfb',
+    why: 'a virtual display for WebKitGTK (MiniBrowser has no headless mode)',
+    // With a display of our own (DISPLAY set), no virtual one is needed.
+    needed: (inputs) => !inputs.env.DISPLAY,
+  },
+];
+
+/** Chromium flags for every launch: headless, and no traffic to hosts a closed CI network refuses. */
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--headless=new',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+  '--disable-dev-shm-usage',
+];
+
+/** Firefox preferences that keep it off the network (updates, telemetry, remote settings, portals, ...). */
+export const FIREFOX_PREFS = {
+  'app.update.enabled': false,
+  'app.update.auto': false,
+  'app.normandy.enabled': false,
+  'app.shield.optoutstudies.enabled': false,
+  'browser.aboutHomeSnippets.updateUrl': '',
+  'browser.discovery.enabled': false,
+  'browser.newtabpage.enabled': false,
+  'browser.newtabpage.activity-stream.feeds.system.topstories': false,
+  'browser.newtabpage.activity-stream.feeds.telemetry': false,
+  'browser.ping-centre.telemetry': false,
+  'browser.safebrowsing.downloads.enabled': false,
+  'browser.safebrowsing.downloads.remote.enabled': false,
+  'browser.safebrowsing.malware.enabled': false,
+  'browser.safebrowsing.phishing.enabled': false,
+  'browser.safebrowsing.provider.mozilla.updateURL': '',
+  'browser.search.update': false,
+  'browser.search.geoip.url': '',
+  'browser.region.network.url': '',
+  'browser.region.update.enabled': false,
+  'browser.shell.checkDefaultBrowser': false,
+  'browser.startup.homepage_override.mstone': 'ignore',
+  'browser.tabs.remote.separatePrivilegedContentProcess': false,
+  'captivedetect.canonicalURL': '',
+  'datareporting.healthreport.uploadEnabled': false,
+  'datareporting.policy.dataSubmissionEnabled': false,
+  'extensions.getAddons.cache.enabled': false,
+  'extensions.update.enabled': false,
+  'extensions.blocklist.enabled': false,
+  'extensions.systemAddon.update.enabled': false,
+  'media.gmp-manager.url': '',
+  'media.gmp-gmpopenh264.enabled': false,
+  'network.captive-portal-service.enabled': false,
+  'network.connectivity-service.enabled': false,
+  'network.dns.disablePrefetch': true,
+  'network.http.speculative-parallel-limit': 0,
+  'network.prefetch-next': false,
+  'services.settings.server': 'http://127.0.0.1:1/remote-settings',
+  'toolkit.telemetry.enabled': false,
+  'toolkit.telemetry.server': '',
+  'toolkit.telemetry.unified': false,
+  'toolkit.telemetry.archive.enabled': false,
+  'security.OCSP.enabled': 0,
+  'dom.push.connection.enabled': false,
+  'identity.fxaccounts.enabled': false,
+  'geo.provider.network.url': '',
+};
+
+/** The real machine. Tests pass their own (a fake PATH, uid, os-release, ...). */
+export function systemInputs() {
+  return {
+    env: process.env,
+    uid: typeof process.getuid === 'function' ? process.getuid() : -1,
+    osRelease: (() => {
+      try {
+        return readFileSync('/etc/os-release', 'utf8');
+      } catch {
+        return '';
+      }
+    })(),
+    isExecutable: (path) => {
+      try {
+        accessSync(path, constants.X_OK);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    listDir: (dir) => {
+      try {
+        return readdirSync(dir);
+      } catch {
+        return [];
+      }
+    },
+    /** Passwordless sudo (sudo -n true) where a sudo binary is on PATH. */
+    canSudo: (sudoPath) => spawnSync(sudoPath, ['-n', 'true'], { stdio: 'ignore' }).status === 0,
+    run: (command, args, env) => spawnSync(command, args, { stdio: 'inherit', env: { ...process.env, ...env } }).status ?? 1,
+    log: (line) => console.log(line),
+  };
+}
+
+function onPath(command, inputs) {
+  for (const dir of (inputs.env.PATH ?? '').split(delimiter)) {
+    if (dir && inputs.isExecutable(join(dir, command))) return join(dir, command);
+  }
+  return undefined;
+}
+
+function expand(glob, inputs) {
+  const at = glob.indexOf('*');
+  if (at < 0) return [glob];
+  const parent = glob.slice(0, at).replace(/\/$/, '');
+  const rest = glob.slice(glob.indexOf('/', at));
+  return inputs.listDir(parent).sort().map((name) => `${parent}/${name}${rest}`);
+}
+
+/** Where one requirement is: its variable if set (it must name an executable), else a system install. */
+export function locate(requirement, inputs = systemInputs()) {
+  const fromEnv = inputs.env[requirement.env];
+  if (fromEnv) return inputs.isExecutable(fromEnv) ? { path: fromEnv, from: requirement.env } : { badEnv: fromEnv };
+  for (const command of requirement.commands ?? []) {
+    const path = onPath(command, inputs);
+    if (path) return { path, from: 'PATH' };
+  }
+  for (const glob of requirement.globs ?? []) {
+    const path = expand(glob, inputs).find((p) => inputs.isExecutable(p));
+    if (path) return { path, from: 'system' };
+  }
+  return {};
+}
+
+/** Every requirement that is needed here: found ones with their paths, and the missing ones. */
+export function survey(inputs = systemInputs(), requirements = REQUIREMENTS) {
+  const found = {};
+  const missing = [];
+  for (const requirement of requirements) {
+    if (requirement.needed && !requirement.needed(inputs)) continue;
+    const where = locate(requirement, inputs);
+    if (where.path) found[requirement.id] = where.path;
+    else missing.push({ ...requirement, badEnv: where.badEnv });
+  }
+  return { found, missing };
+}
+
+const isDebian = (osRelease) => /^ID=("?)debian\1\s*$/m.test(osRelease);
+
+/**
+ * What to do about the missing requirements: nothing, install (Debian, root or passwordless sudo), or stop
+ * with one message.
+ */
+export function plan(missing, inputs = systemInputs()) {
+  if (missing.length === 0) return { action: 'none' };
+  const packages = [...new Set(missing.map((r) => r.debian))];
+  const badEnv = missing.filter((r) => r.badEnv);
+  let sudo;
+  if (inputs.uid !== 0) {
+    const sudoPath = onPath('sudo', inputs);
+    sudo = sudoPath && inputs.canSudo(sudoPath) ? sudoPath : undefined;
+  }
+  if (badEnv.length === 0 && isDebian(inputs.osRelease) && (inputs.uid === 0 || sudo)) {
+    return { action: 'install', packages, sudo, missing };
+  }
+  return { action: 'stop', message: stopMessage(missing, packages, inputs) };
+}
+
+/** The one message that says exactly what to install or which variable to set. */
+export function stopMessage(missing, packages, inputs) {
+  const lines = ['The tests need programs this machine lacks, and this script installs them only on Debian as root (or with passwordless sudo):'];
+  for (const r of missing) {
+    const set = r.badEnv ? `${r.env}=${r.badEnv} is not an executable file` : `not found`;
+    lines.push(`  - ${r.name} (${set}): ${r.why}`);
+  }
+  const why = [];
+  if (!isDebian(inputs.osRelease)) why.push('this is not Debian');
+  else if (inputs.uid !== 0) why.push('you are not root and sudo -n is not available');
+  if (missing.some((r) => r.badEnv)) why.push('a variable names a file that is not executable');
+  if (why.length) lines.push(`Not installing: ${why.join('; ')}.`);
+  lines.push(`Either install them, on Debian as root: apt-get install -y --no-install-recommends ${packages.join(' ')}`);
+  lines.push(`or set ${missing.map((r) => `${r.env}=/path/to/${r.name.split(' ')[0]}`).join(' ')} and run npm test again.`);
+  return lines.join('\n');
+}
+
+const POLICY_RC_D = '/usr/sbin/policy-rc.d';
+
+/** Installs `packages` with apt-get, services kept from starting; returns the exit status. */
+export function install(packages, missing, sudo, inputs = systemInputs()) {
+  inputs.log(`Installing with apt-get: ${packages.join(' ')}`);
+  for (const r of missing) inputs.log(`  ${r.debian}: ${r.name} is missing; needed for ${r.why}`);
+  const env = { DEBIAN_FRONTEND: 'noninteractive' };
+  const as = (args) => (sudo ? [sudo, ['-n', 'env', 'DEBIAN_FRONTEND=noninteractive', ...args]] : [args[0], args.slice(1)]);
+  // policy-rc.d exit 101: no package may start a service while we install.
+  const ownPolicy = !(inputs.exists ?? existsSync)(POLICY_RC_D);
+  if (ownPolicy) {
+    const [cmd, args] = as(['sh', '-c', `printf '#!/bin/sh\\nexit 101\\n' > ${POLICY_RC_D} && chmod 755 ${POLICY_RC_D}`]);
+    inputs.run(cmd, args, env);
+  }
+  try {
+    const [u, uArgs] = as(['apt-get', 'update', '-qq']);
+    let status = inputs.run(u, uArgs, env);
+    if (status !== 0) return status;
+    const [i, iArgs] = as(['apt-get', 'install', '-y', '-qq', '--no-install-recommends', ...packages]);
+    status = inputs.run(i, iArgs, env);
+    return status;
+  } finally {
+    if (ownPolicy) {
+      const [cmd, args] = as(['rm', '-f', POLICY_RC_D]);
+      inputs.run(cmd, args, env);
+    }
+  }
+}
+
+/** Finds everything, installing on Debian as root when something is missing; throws the stop message otherwise. */
+export function ensure(inputs = systemInputs(), requirements = REQUIREMENTS) {
+  let { found, missing } = survey(inputs, requirements);
+  const decision = plan(missing, inputs);
+  if (decision.action === 'stop') throw new MissingError(decision.message);
+  if (decision.action === 'install') {
+    const status = install(decision.packages, decision.missing, decision.sudo, inputs);
+    ({ found, missing } = survey(inputs, requirements));
+    if (status !== 0 || missing.length) {
+      throw new MissingError(`apt-get install ${decision.packages.join(' ')} failed (status ${status}); still missing: ${missing.map((r) => r.name).join(', ') || 'nothing'}`);
+    }
+  }
+  return found;
+}
+
+export class MissingError extends Error {
+  name = 'MissingError';
+}
+
+let cached;
+/** The paths for the launchers (no installing here: `npm run browsers` does that); throws the stop message. */
+export function browserPaths() {
+  if (cached) return cached;
+  const { found, missing } = survey();
+  if (missing.length) throw new MissingError(plan(missing).message ?? `Missing: ${missing.map((r) => r.name).join(', ')}; run npm run browsers.`);
+  cached = found;
+  return found;
+}
+
+export const chromiumPath = () => browserPaths().chromium;
+export const firefoxPath = () => browserPaths().firefox;
+export const webkitDriverPath = () => browserPaths().webkitDriver;
+export const miniBrowserPath = () => browserPaths().miniBrowser;
+/** Xvfb's path, or undefined when a DISPLAY is set. */
+export const xvfbPath = () => browserPaths().xvfb;
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  try {
+    const found = ensure();
+    for (const r of REQUIREMENTS) if (found[r.id]) console.log(`${r.name.padEnd(24)} ${found[r.id]}`);
+  } catch (error) {
+    console.error(error instanceof MissingError ? error.message : error);
+    process.exit(1);
+  }
+}

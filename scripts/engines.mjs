@@ -1,0 +1,430 @@
+// The one helper that drives the three engines for tests, with the executables from scripts/browsers.mjs:
+//  - Chromium: puppeteer-core (CDP: the security test reads Chromium's network console lines);
+//  - Firefox (firefox-esr): puppeteer-core over WebDriver BiDi, prefs that keep it off the network;
+//  - WebKit (WebKitGTK MiniBrowser): webdriverio against WebKitWebDriver on a loopback port, in an Xvfb
+//    display this module starts (MiniBrowser has no headless mode); one WebKitWebDriver per context,
+//    since it holds one session at a time.
+// It gives tests a small page API (goto, fill, click, waitFor a selector, text or function, evaluate,
+// console messages, cookies); a selector may pierce one open shadow root with `host >>> inner`.
+import { spawn } from 'node:child_process';
+import { connect, createServer } from 'node:net';
+import {
+  CHROMIUM_ARGS,
+  FIREFOX_PREFS,
+  chromiumPath,
+  firefoxPath,
+  miniBrowserPath,
+  webkitDriverPath,
+  xvfbPath,
+} from './browsers.mjs';
+
+export const ENGINES = ['chromium', 'firefox', 'webkit'];
+
+/** The engines `npm test` runs, narrowed with BIOID_ENGINES=chromium,firefox (comma list) when set. */
+export function selectedEngines(env = process.env) {
+  const wanted = (env.BIOID_ENGINES ?? '').split(',').map((e) => e.trim()).filter(Boolean);
+  const unknown = wanted.filter((e) => !ENGINES.includes(e));
+  if (unknown.length) throw new Error(`BIOID_ENGINES: unknown engine ${unknown.join(', ')} (known: ${ENGINES.join(', ')})`);
+  return wanted.length ? wanted : ENGINES;
+}
+
+export const ENGINE_NAMES = { chromium: 'Chromium', firefox: 'Firefox', webkit: 'WebKit' };
+
+const DEFAULT_TIMEOUT = 10_000;
+
+// ---------------------------------------------------------------------------------------------------
+// Page-side helpers, sent as source (no named inner functions: tsx would wrap them in __name()).
+
+const DEEP = `(sel) => {
+  const parts = sel.split('>>>').map((p) => p.trim());
+  let root = document;
+  let el = null;
+  for (let i = 0; i < parts.length; i++) {
+    el = root.querySelector(parts[i]);
+    if (!el) return null;
+    if (i < parts.length - 1) {
+      root = el.shadowRoot;
+      if (!root) return null;
+    }
+  }
+  return el;
+}`;
+
+const DEEP_ALL = `(sel) => {
+  const parts = sel.split('>>>').map((p) => p.trim());
+  let roots = [document];
+  for (let i = 0; i < parts.length - 1; i++) {
+    roots = roots.flatMap((r) => [...r.querySelectorAll(parts[i])]).map((e) => e.shadowRoot).filter(Boolean);
+  }
+  return roots.flatMap((r) => [...r.querySelectorAll(parts[parts.length - 1])]);
+}`;
+
+/** The body of a function run in the page: `fn` (source) applied to `arg`, awaited. */
+const call = (fn, arg) => `return (async () => (${fn})(${JSON.stringify(arg)}))()`;
+
+// ---------------------------------------------------------------------------------------------------
+// Page API shared by the engines; each engine supplies `run(body)`, `clickElement(selector)`, navigation.
+
+class BasePage {
+  consoleMessages = [];
+  timeout = DEFAULT_TIMEOUT;
+
+  /** Runs `fn(arg)` in the page (a function or its source) and returns its JSON-able result. */
+  evaluate(fn, arg) {
+    return this.run(call(String(fn), arg === undefined ? null : arg));
+  }
+
+  async waitForFunction(fn, arg, { timeout = this.timeout } = {}) {
+    const deadline = Date.now() + timeout;
+    let last;
+    for (;;) {
+      try {
+        const value = await this.evaluate(fn, arg);
+        if (value) return value;
+      } catch (error) {
+        last = error; // navigation in progress, say
+      }
+      if (Date.now() > deadline) throw new Error(`waitForFunction timed out after ${timeout} ms: ${String(fn).slice(0, 200)}${last ? ` (${last.message})` : ''}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  waitForSelector(selector, options) {
+    return this.waitForFunction(`(sel) => { const el = (${DEEP})(sel); return Boolean(el && el.isConnected && el.getClientRects().length); }`, selector, options).then(
+      () => undefined,
+      (error) => {
+        throw new Error(`waitForSelector ${selector}: ${error.message}`);
+      },
+    );
+  }
+
+  /** Waits until the text of `selector` matches `pattern` (a RegExp or a substring); returns the text. */
+  waitForText(selector, pattern, options) {
+    const source = pattern instanceof RegExp ? { re: pattern.source, flags: pattern.flags } : { sub: String(pattern) };
+    return this.waitForFunction(
+      `({ sel, re, flags, sub }) => { const el = (${DEEP})(sel); if (!el) return false; const t = el.innerText ?? el.textContent ?? ''; return (re !== undefined ? new RegExp(re, flags).test(t) : t.includes(sub)) ? t : false; }`,
+      { sel: selector, ...source },
+      options,
+    ).catch((error) => {
+      throw new Error(`waitForText ${selector} ${pattern}: ${error.message}`);
+    });
+  }
+
+  async text(selector) {
+    await this.waitForSelector(selector);
+    return this.evaluate(`(sel) => { const el = (${DEEP})(sel); return el.innerText ?? el.textContent; }`, selector);
+  }
+
+  attribute(selector, name) {
+    return this.evaluate(`({ sel, name }) => { const el = (${DEEP})(sel); return el ? el.getAttribute(name) : null; }`, { sel: selector, name });
+  }
+
+  count(selector) {
+    return this.evaluate(`(sel) => (${DEEP_ALL})(sel).length`, selector);
+  }
+
+  /** Sets the value of an input or select and fires input and change, as typing or choosing would. */
+  async fill(selector, value) {
+    await this.waitForSelector(selector);
+    await this.evaluate(
+      `({ sel, value }) => { const el = (${DEEP})(sel); el.focus(); el.value = value; el.dispatchEvent(new Event('input', { bubbles: true, composed: true })); el.dispatchEvent(new Event('change', { bubbles: true })); }`,
+      { sel: selector, value },
+    );
+  }
+
+  select(selector, value) {
+    return this.fill(selector, value);
+  }
+
+  /** Checks or unchecks a checkbox with a real click when it is not in that state yet. */
+  async setChecked(selector, checked) {
+    await this.waitForSelector(selector);
+    if ((await this.evaluate(`(sel) => (${DEEP})(sel).checked`, selector)) !== checked) await this.click(selector);
+  }
+
+  async click(selector) {
+    await this.waitForSelector(selector);
+    await this.clickElement(selector);
+  }
+
+  url() {
+    return this.evaluate('() => location.href');
+  }
+
+  /** Clicks `selector` and waits until a new document has loaded (a form submit, a reload button). */
+  async clickAndWaitForLoad(selector) {
+    await this.evaluate('() => { window.__bioidOldDocument = true; }');
+    await this.click(selector);
+    await this.waitForFunction('() => !window.__bioidOldDocument && document.readyState === "complete"');
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Chromium and Firefox: puppeteer-core.
+
+class PuppeteerPage extends BasePage {
+  constructor(page) {
+    super();
+    this.page = page;
+    page.on('console', (m) => this.consoleMessages.push({ type: m.type(), text: m.text() }));
+    page.on('pageerror', (e) => this.consoleMessages.push({ type: 'pageerror', text: String(e?.message ?? e) }));
+  }
+
+  async run(body) {
+    // A function body, as WebDriver's execute takes it.
+    return this.page.evaluate(new Function(body));
+  }
+
+  async clickElement(selector) {
+    const handle = await this.page.evaluateHandle(new Function('sel', `return (${DEEP})(sel)`), selector);
+    try {
+      await handle.asElement().click();
+    } finally {
+      await handle.dispose();
+    }
+  }
+
+  async goto(url) {
+    await this.page.goto(url, { waitUntil: 'load', timeout: 30_000 });
+  }
+
+  async reload() {
+    await this.page.reload({ waitUntil: 'load', timeout: 30_000 });
+  }
+
+  close() {
+    return this.page.close();
+  }
+}
+
+class PuppeteerContext {
+  constructor(context) {
+    this.context = context;
+  }
+
+  async newPage() {
+    const page = new PuppeteerPage(await this.context.newPage());
+    return page;
+  }
+
+  /** Cookies of the context for `url` (name, value, httpOnly, sameSite). */
+  async cookies(url) {
+    const all = await this.context.cookies();
+    const host = new URL(url).hostname;
+    return all.filter((c) => c.domain.replace(/^\./, '') === host).map((c) => ({ name: c.name, value: c.value, httpOnly: c.httpOnly, sameSite: c.sameSite }));
+  }
+
+  close() {
+    return this.context.close().catch(() => undefined);
+  }
+}
+
+async function launchPuppeteer(engine) {
+  const puppeteer = (await import('puppeteer-core')).default;
+  const browser =
+    engine === 'firefox'
+      ? await puppeteer.launch({
+          browser: 'firefox',
+          executablePath: firefoxPath(),
+          protocol: 'webDriverBiDi',
+          headless: true,
+          extraPrefsFirefox: FIREFOX_PREFS,
+        })
+      : await puppeteer.launch({
+          browser: 'chrome',
+          executablePath: chromiumPath(),
+          headless: true,
+          args: CHROMIUM_ARGS.filter((a) => !a.startsWith('--headless')),
+        });
+  return {
+    engine,
+    name: ENGINE_NAMES[engine],
+    version: () => browser.version(),
+    puppeteer: browser,
+    async newContext() {
+      return new PuppeteerContext(await browser.createBrowserContext());
+    },
+    close: () => browser.close().catch(() => undefined),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// WebKit: webdriverio, WebKitWebDriver, MiniBrowser, Xvfb.
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Resolves once something accepts connections on 127.0.0.1:`port` (or rejects when `gone()` or after 15 s). */
+async function portOpen(port, gone) {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const open = await new Promise((resolve) => {
+      const socket = connect({ host: '127.0.0.1', port });
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (open) return;
+    if (gone() || Date.now() > deadline) throw new Error(`nothing listens on 127.0.0.1:${port}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Our Xvfb and WebKitWebDriver processes, ended with the test process even when it dies of an error. */
+const children = new Set();
+process.once('exit', () => {
+  for (const proc of children) proc.kill('SIGTERM');
+});
+
+/** A child process whose exit we can await; `stop()` ends it (and only it). */
+function child(command, args, env) {
+  const proc = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(proc);
+  proc.once('exit', () => children.delete(proc));
+  let output = '';
+  proc.stdout.on('data', (c) => (output += c));
+  proc.stderr.on('data', (c) => (output += c));
+  const exited = new Promise((resolve) => proc.once('exit', resolve));
+  return {
+    proc,
+    output: () => output,
+    exited,
+    async stop() {
+      if (proc.exitCode === null && proc.signalCode === null) {
+        proc.kill('SIGTERM');
+        const timer = setTimeout(() => proc.kill('SIGKILL'), 3000);
+        await exited;
+        clearTimeout(timer);
+      }
+    },
+  };
+}
+
+/** Xvfb on a display number it picks itself (-displayfd), so concurrent runs never collide. */
+async function startXvfb() {
+  const xvfb = child(xvfbPath(), ['-displayfd', '1', '-nolisten', 'tcp', '-screen', '0', '1280x1024x24']);
+  const display = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`Xvfb gave no display within 10 s: ${xvfb.output()}`)), 10_000);
+    xvfb.proc.stdout.on('data', () => {
+      const match = /^(\d+)\s*$/m.exec(xvfb.output());
+      if (match) {
+        clearTimeout(timer);
+        resolve(`:${match[1]}`);
+      }
+    });
+    void xvfb.exited.then((code) => reject(new Error(`Xvfb exited (${code}): ${xvfb.output()}`)));
+  });
+  return { display, stop: () => xvfb.stop() };
+}
+
+class WebDriverPage extends BasePage {
+  constructor(session) {
+    super();
+    this.session = session;
+  }
+
+  async run(body) {
+    return this.session.executeScript(body, []);
+  }
+
+  async clickElement(selector) {
+    const element = await this.session.executeScript(`return (${DEEP})(arguments[0])`, [selector]);
+    const id = element && (element['element-6066-11e4-a52e-4f735466cecf'] ?? element.ELEMENT);
+    if (!id) throw new Error(`click: no element ${selector}: ${JSON.stringify(element)}`);
+    await this.session.elementClick(id);
+  }
+
+  async goto(url) {
+    await this.session.navigateTo(url);
+  }
+
+  async reload() {
+    await this.session.refresh();
+  }
+
+  async close() {}
+}
+
+async function launchWebKit() {
+  const { remote } = await import('webdriverio');
+  const env = {};
+  let xvfb;
+  if (xvfbPath()) {
+    xvfb = await startXvfb();
+    env.DISPLAY = xvfb.display;
+  }
+  const contexts = new Set();
+  let version = '';
+  return {
+    engine: 'webkit',
+    name: ENGINE_NAMES.webkit,
+    version: () => version,
+    /** A context is a WebKitWebDriver of its own with one MiniBrowser session (ephemeral data). */
+    async newContext() {
+      const port = await freePort();
+      const driver = child(webkitDriverPath(), [`--host=127.0.0.1`, `--port=${port}`], env);
+      let session;
+      try {
+        await portOpen(port, () => driver.proc.exitCode !== null);
+        session = await remote({
+          hostname: '127.0.0.1',
+          port,
+          path: '/',
+          logLevel: 'silent',
+          connectionRetryCount: 2,
+          capabilities: {
+            browserName: 'MiniBrowser',
+            'wdio:enforceWebDriverClassic': true,
+            'webkitgtk:browserOptions': { binary: miniBrowserPath(), args: ['--automation'] },
+          },
+        });
+      } catch (error) {
+        await driver.stop();
+        throw new Error(`WebKitWebDriver on port ${port}: ${error.message}\n${driver.output()}`);
+      }
+      version = session.capabilities.browserVersion ?? version;
+      await session.setTimeouts(undefined, 30_000, 30_000);
+      let page;
+      const context = {
+        async newPage() {
+          if (page) throw new Error('WebKit contexts have one page');
+          page = new WebDriverPage(session);
+          return page;
+        },
+        async cookies(url) {
+          const all = await session.getAllCookies();
+          const host = new URL(url).hostname;
+          return all.filter((c) => (c.domain ?? host).replace(/^\./, '') === host).map((c) => ({ name: c.name, value: c.value, httpOnly: c.httpOnly, sameSite: c.sameSite }));
+        },
+        async close() {
+          contexts.delete(context);
+          await session.deleteSession().catch(() => undefined);
+          await driver.stop();
+        },
+      };
+      contexts.add(context);
+      return context;
+    },
+    async close() {
+      await Promise.all([...contexts].map((c) => c.close()));
+      await xvfb?.stop();
+    },
+  };
+}
+
+/** Launches one engine: { engine, name, version(), newContext() -> { newPage(), cookies(url), close() }, close() }. */
+export function launch(engine) {
+  if (engine === 'webkit') return launchWebKit();
+  if (engine === 'chromium' || engine === 'firefox') return launchPuppeteer(engine);
+  throw new Error(`unknown engine ${engine}`);
+}

@@ -1,0 +1,111 @@
+/**
+ * scripts/browsers.mjs, the one place that finds and installs what the tests need, driven through
+ * injected inputs (a fake PATH and file system, uid, os-release, sudo, apt-get): nothing here touches the
+ * machine.
+ */
+import { assert } from 'chai';
+import { throwsError } from '../support/expect-error.js';
+import { MissingError, ensure, survey, type Inputs } from '../../scripts/browsers.mjs';
+
+const DEBIAN = 'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nNAME="Debian GNU/Linux"\nVERSION_ID="12"\nID=debian\n';
+const UBUNTU = 'NAME="Ubuntu"\nID=ubuntu\nID_LIKE=debian\n';
+const ALL = [
+  '/usr/bin/chromium',
+  '/usr/bin/firefox-esr',
+  '/usr/bin/WebKitWebDriver',
+  '/usr/lib/aarch64-linux-gnu/webkit2gtk-4.1/MiniBrowser',
+  '/usr/bin/Xvfb',
+];
+
+/** A machine with `files` (executables), `uid`, an os-release text; records every command run. */
+function machine({ files = [] as string[], uid = 1000, osRelease = DEBIAN, env = {} as Record<string, string>, sudo = false, installs = [] as string[] } = {}) {
+  const executables = new Set(files);
+  const ran: string[] = [];
+  const logged: string[] = [];
+  const inputs: Inputs = {
+    env: { PATH: '/usr/local/bin:/usr/bin:/bin', ...env },
+    uid,
+    osRelease,
+    isExecutable: (path) => executables.has(path),
+    listDir: (dir) => [...new Set([...executables].filter((f) => f.startsWith(`${dir}/`)).map((f) => f.slice(dir.length + 1).split('/')[0]!))],
+    canSudo: () => sudo,
+    exists: () => false,
+    run: (command, args, runEnv) => {
+      ran.push([command, ...args].join(' ') + (runEnv.DEBIAN_FRONTEND ? ` [DEBIAN_FRONTEND=${runEnv.DEBIAN_FRONTEND}]` : ''));
+      if (args.includes('install')) for (const f of installs) executables.add(f);
+      return 0;
+    },
+    log: (line) => logged.push(line),
+  };
+  return { inputs, ran, logged };
+}
+
+describe('scripts/browsers.mjs: find, install on Debian as root, otherwise stop with one message', () => {
+  it('a non-root user without browsers gets one message listing what to install and which variables to set, and nothing runs', () => {
+    const { inputs, ran } = machine({ files: [], uid: 1000 });
+    throwsError(
+      () => ensure(inputs),
+      (error: unknown) => {
+        assert.ok(error instanceof MissingError);
+        const message = (error as Error).message;
+        for (const name of ['Chromium', 'Firefox', 'WebKitWebDriver', 'MiniBrowser', 'Xvfb']) assert.match(message, new RegExp(`- ${name}`));
+        assert.match(message, /you are not root and sudo -n is not available/);
+        assert.match(message, /apt-get install -y --no-install-recommends chromium firefox-esr webkit2gtk-driver xvfb$/m);
+        assert.match(message, /CHROME_PATH=\S+ FIREFOX_PATH=\S+ WEBKIT_WEBDRIVER_PATH=\S+ MINIBROWSER_PATH=\S+ XVFB_PATH=\S+/);
+        return true;
+      },
+    );
+    assert.deepStrictEqual(ran, [], 'no command ran');
+  });
+
+  it('the message lists exactly what is missing: a variable that names no executable, and one missing engine', () => {
+    const { inputs } = machine({ files: ALL.filter((f) => !f.includes('firefox')), env: { CHROME_PATH: '/opt/nothing/chrome', DISPLAY: ':5' }, uid: 0 });
+    throwsError(
+      () => ensure(inputs),
+      (error: unknown) => {
+        const message = (error as Error).message;
+        assert.match(message, /- Chromium \(CHROME_PATH=\/opt\/nothing\/chrome is not an executable file\)/);
+        assert.match(message, /- Firefox \(not found\)/);
+        assert.notMatch(message, /WebKitWebDriver|MiniBrowser|Xvfb/);
+        assert.match(message, /--no-install-recommends chromium firefox-esr$/m);
+        return true;
+      },
+    );
+  });
+
+  it('root on Ubuntu (snap browsers) is told what to install instead of installing', () => {
+    const { inputs, ran } = machine({ files: [], uid: 0, osRelease: UBUNTU });
+    assert.throws(() => ensure(inputs), /this is not Debian/);
+    assert.deepStrictEqual(ran, []);
+  });
+
+  it('root on Debian installs the missing packages with apt-get (update first, no recommends, services kept from starting) and says why', () => {
+    const { inputs, ran, logged } = machine({
+      files: ALL.filter((f) => !/firefox|Xvfb/.test(f)),
+      uid: 0,
+      installs: ['/usr/bin/firefox-esr', '/usr/bin/Xvfb'],
+    });
+    const found = ensure(inputs);
+    assert.strictEqual(found.firefox, '/usr/bin/firefox-esr');
+    assert.strictEqual(found.miniBrowser, '/usr/lib/aarch64-linux-gnu/webkit2gtk-4.1/MiniBrowser', 'any architecture');
+    assert.match(ran[0]!, /^sh -c .*exit 101.* > \/usr\/sbin\/policy-rc\.d/);
+    assert.strictEqual(ran[1], 'apt-get update -qq [DEBIAN_FRONTEND=noninteractive]');
+    assert.strictEqual(ran[2], 'apt-get install -y -qq --no-install-recommends firefox-esr xvfb [DEBIAN_FRONTEND=noninteractive]');
+    assert.strictEqual(ran[3], 'rm -f /usr/sbin/policy-rc.d [DEBIAN_FRONTEND=noninteractive]');
+    assert.match(logged.join('\n'), /firefox-esr: Firefox is missing; needed for/);
+  });
+
+  it('a user with passwordless sudo installs through sudo -n', () => {
+    const { inputs, ran } = machine({ files: [...ALL.filter((f) => !f.includes('chromium')), '/usr/bin/sudo'], sudo: true, installs: ['/usr/bin/chromium'] });
+    assert.strictEqual(ensure(inputs).chromium, '/usr/bin/chromium');
+    assert.ok(ran.some((r) => r.startsWith('/usr/bin/sudo -n env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium')), ran.join('\n'));
+  });
+
+  it('variables win over the system install; with a DISPLAY no Xvfb is needed', () => {
+    const { inputs } = machine({ files: [...ALL, '/opt/ff/firefox'], env: { FIREFOX_PATH: '/opt/ff/firefox', DISPLAY: ':1' } });
+    const { found, missing } = survey(inputs);
+    assert.deepStrictEqual(missing, []);
+    assert.strictEqual(found.firefox, '/opt/ff/firefox');
+    assert.strictEqual(found.xvfb, undefined);
+  });
+});
