@@ -120,6 +120,13 @@ export function resolveBrokerOptions(options: TokenBrokerOptions): ResolvedBroke
     );
   }
   const { issuerUrl, realm, clientId, clientSecret, audience, scope } = o;
+  // Plain http outside loopback sends the session cookie and the token in the clear: allowed (intranets),
+  // but said once at start-up.
+  for (const origin of o.allowedOrigins) {
+    if (origin.startsWith('http:') && !isLoopback(new URL(origin).hostname)) {
+      o.logger(`${WHERE}: allowedOrigins has ${origin}, a plain-http origin: tokens and session cookies cross the network unencrypted. Serve it over https.`);
+    }
+  }
   return {
     client: { issuerUrl, realm, clientId, clientSecret, audience, scope },
     endpoint: tokenEndpoint(issuerUrl, realm),
@@ -158,6 +165,10 @@ function readOrigins(value: unknown): ReadonlySet<string> {
       );
     }
     if (typeof entry !== 'string') throw configError('allowedOrigins entries must be strings such as "https://app.example.com".');
+    // A browser sends one exact origin; a pattern such as https://*.example.com would match none of them.
+    if (entry.includes('*')) {
+      throw configError(`allowedOrigins entry "${entry.slice(0, 100)}" is a pattern; list each exact origin (for example "https://shop.example.com").`);
+    }
     let url: URL;
     try {
       url = new URL(entry);
@@ -176,3 +187,5 @@ function readOrigins(value: unknown): ReadonlySet<string> {
   }
   return origins;
 }
+
+const isLoopback = (hostname: string) => hostname === 'localhost' || hostname === '[::1]' || /^127(\.\d{1,3}){3}$/.test(hostname);

@@ -104,8 +104,16 @@ export function readOptions<T extends OptionTable>(value: unknown, table: T, wha
   const record = requireObject(value, what);
   rejectUnknownKeys(record, Object.keys(table), what);
   const out: Record<string, unknown> = {};
-  for (const [key, check] of Object.entries(table)) out[key] = check(record[key], `${prefix}${key}`);
+  for (const [key, check] of Object.entries(table)) out[key] = check(own(record, key), `${prefix}${key}`);
   return out as Options<T>;
+}
+
+/**
+ * `record[key]` only when `record` itself has it: a value inherited from a polluted `Object.prototype`
+ * (another script on the page) must never configure the SDK, a pin above all.
+ */
+export function own(record: unknown, key: string): unknown {
+  return record !== null && typeof record === 'object' && Object.hasOwn(record, key) ? (record as Record<string, unknown>)[key] : undefined;
 }
 
 export function requireObject(value: unknown, what: string): Record<string, unknown> {
@@ -221,7 +229,8 @@ const unsupplied = (value: unknown) => value === undefined || value === null || 
  * built-in TypeError (not a BioIDError) as the spec says. `null` counts as not supplied, like an absent field.
  */
 export function readPin(config: unknown, where: string): Pin | undefined {
-  const { workstationId, deviceId } = (config ?? {}) as Record<string, unknown>;
+  const workstationId = own(config, 'workstationId');
+  const deviceId = own(config, 'deviceId');
   const hasWorkstation = !unsupplied(workstationId);
   const hasDevice = !unsupplied(deviceId);
   if (hasWorkstation !== hasDevice) {

@@ -165,18 +165,21 @@ function describeNetworkError(error: unknown): string {
 
 const capitalize = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
-/** What the server said, for an error message: its `error`/`message` fields, or its text, scrubbed. */
-export function describeReply(reply: Reply): string {
+/** What the server said, for an error message: its `error`/`message` fields, or its text, scrubbed (of `token` too, when given). */
+export function describeReply(reply: Reply, token?: string): string {
+  // The token that was sent is removed whatever its alphabet (an opaque token matches no JWT or Bearer
+  // pattern); one under 8 characters is a test stand-in that would match ordinary words.
+  const scrub = (text: string) => scrubServerText(token && token.length >= 8 ? text.split(token).join('[redacted]') : text);
   if (reply.json && typeof reply.json === 'object') {
     const { error, message, error_description } = reply.json as Record<string, unknown>;
     const parts = [error, error_description, message].filter(
       (p): p is string => typeof p === 'string' && p.length > 0,
     );
-    if (parts.length) return scrubServerText(parts.join(': '));
+    if (parts.length) return scrub(parts.join(': '));
   }
   if (reply.html) return 'an HTML page, not JSON (a login page or a proxy error?)';
   if (!reply.text.trim()) return 'an empty body';
-  return scrubServerText(reply.text);
+  return scrub(reply.text);
 }
 
 /** Joins a base URL and a fixed path such as `orchestrator/verify` (no encoding: the path is ours). */

@@ -44,7 +44,7 @@ export async function callMiddleware(ctx: MiddlewareContext, call: MiddlewareCal
     token = await ctx.tokens.refresh(token, call.signal);
     reply = await attempt(token);
   }
-  if (!reply.ok) throw middlewareError(reply);
+  if (!reply.ok) throw middlewareError(reply, token);
   if (!reply.json || typeof reply.json !== 'object' || Array.isArray(reply.json)) {
     throw new BioIDError(
       'bad-response',
@@ -72,8 +72,8 @@ function holds(value: unknown, token: string, depth = 0): boolean {
   return Object.values(value).some((item) => holds(item, token, depth + 1));
 }
 
-export function middlewareError(reply: Reply): BioIDError {
-  const said = describeReply(reply);
+export function middlewareError(reply: Reply, token?: string): BioIDError {
+  const said = describeReply(reply, token);
   const where = `The middleware at ${reply.url}`;
   const status = reply.status;
   if (status === 503 && (reply.text.includes(WORKSTATION_OFFLINE_TEXT) || said.includes(WORKSTATION_OFFLINE_TEXT))) {

@@ -10,6 +10,7 @@ import {
   SHARED_OPTIONS,
   httpUrlOr,
   optionalString,
+  own,
   passThrough,
   readOptions,
   readPin,
@@ -127,7 +128,7 @@ class FingerprintReaderImpl implements FingerprintReader {
   }
 
   async target(o: { signal?: AbortSignal } = {}): Promise<DispatchTarget> {
-    const signal = this.signalFor(o?.signal);
+    const signal = this.signalFor(own(o, 'signal') as AbortSignal | undefined);
     if (this.parts.pin) return { ...this.parts.pin }; // spec 9.3: no discovery when pinned
     const status = await fetchStatus(this.parts.localService, signal);
     return pickTarget(status, this.parts.localService.localServiceUrl);
@@ -152,8 +153,8 @@ class FingerprintReaderImpl implements FingerprintReader {
 
   async fetchEnrolled(o: { subjectId: string } & OperationOptions): Promise<EnrolledRecords> {
     const subjectId = subjectOf(o, 'fetchEnrolled');
-    const signal = this.signalFor(o.signal);
-    const onPhase = phaseListener(o.onPhase);
+    const signal = this.signalFor(own(o, 'signal') as AbortSignal | undefined);
+    const onPhase = phaseListener(own(o, 'onPhase') as OperationOptions['onPhase']);
     onPhase('token');
     const body = await callMiddleware(this.parts.middleware, {
       method: 'GET',
@@ -164,7 +165,7 @@ class FingerprintReaderImpl implements FingerprintReader {
   }
 
   async testCapture(o: { signal?: AbortSignal } = {}): Promise<TestCaptureResult> {
-    const signal = this.signalFor(o?.signal);
+    const signal = this.signalFor(own(o, 'signal') as AbortSignal | undefined);
     const { deviceId } = await this.target({ signal });
     return testCapture(this.parts.localService, deviceId, signal);
   }
@@ -199,24 +200,26 @@ class FingerprintReaderImpl implements FingerprintReader {
     fields: Record<string, string>,
     o: SearchOptions,
   ): Promise<T> {
-    const agentId = o.agentId;
+    // The caller's options are read as own properties only (a polluted Object.prototype adds none).
+    const agentId = own(o, 'agentId');
     if (agentId !== undefined && (typeof agentId !== 'string' || agentId === '')) {
       throw new BioIDError('config', `${operation}: agentId must be a non-empty string when given.`);
     }
-    const given = o.target === undefined ? undefined : readPin(o.target, `${operation}: target`);
-    const signal = this.signalFor(o.signal);
-    const onPhase = phaseListener(o.onPhase);
+    const target = own(o, 'target');
+    const given = target === undefined ? undefined : readPin(target, `${operation}: target`);
+    const signal = this.signalFor(own(o, 'signal') as AbortSignal | undefined);
+    const onPhase = phaseListener(own(o, 'onPhase') as OperationOptions['onPhase']);
     const { tokens } = this.parts.middleware;
     onPhase('token');
     // The token first: a signed-out user learns it before anyone is asked for a finger.
     await tokens.get(signal);
     onPhase('locating');
-    const target = given ?? (await this.target({ signal }));
-    onPhase('dispatched', target);
+    const to = given ?? (await this.target({ signal }));
+    onPhase('dispatched', to);
     const body = await callMiddleware(this.parts.middleware, {
       method: 'POST',
       path: `orchestrator/${operation}`,
-      body: { ...target, ...fields, ...(agentId ? { agentId } : {}) },
+      body: { ...to, ...fields, ...(agentId ? { agentId } : {}) },
       dispatch: true,
       signal,
     });
@@ -244,7 +247,7 @@ function phaseListener(listener: OperationOptions['onPhase']): NonNullable<Opera
 }
 
 function subjectOf(o: unknown, operation: string): string {
-  const subjectId = (o as { subjectId?: unknown } | undefined)?.subjectId;
+  const subjectId = own(o, 'subjectId');
   // "." or ".." as a path segment would address another resource ({middlewareUrl}/biometrics/.. is the root).
   if (typeof subjectId !== 'string' || subjectId.trim() === '' || subjectId === '.' || subjectId === '..') {
     throw new BioIDError('config', `${operation}: subjectId is required: a non-empty string, and not "." or "..".`);

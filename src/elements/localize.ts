@@ -5,6 +5,7 @@
  * `BioIDElementsConfig.strings` for that language, then the built-in translation, then English.
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
+import { own } from '../core/config.js';
 import { pageConfig } from './settings.js';
 import { de } from './translations/de.js';
 import { en, type StringKey, type Translation } from './translations/en.js';
@@ -42,9 +43,11 @@ export class LocalizeController implements ReactiveController {
   term(key: StringKey, params?: Params): string {
     const lang = this.lang();
     const primary = lang.toLowerCase().split('-')[0] ?? 'en';
-    const pageStrings = pageConfig().strings;
-    const page = (pageStrings?.[lang] ?? pageStrings?.[primary]) as Partial<Translation> | undefined;
-    const template = this.host.strings?.[key] ?? page?.[key] ?? (translations[primary] ?? en)[key];
+    // Own properties only: a polluted Object.prototype must not put words into the page.
+    const pageStrings = own(pageConfig(), 'strings');
+    const page = own(pageStrings, lang) ?? own(pageStrings, primary);
+    const builtIn = (own(translations, primary) ?? en) as Translation;
+    const template = (own(this.host.strings, key) ?? own(page, key) ?? builtIn[key]) as string;
     return params ? template.replace(/\{(\w+)\}/g, (m, name: string) => (name in params ? String(params[name]) : m)) : template;
   }
 

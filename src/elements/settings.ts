@@ -6,7 +6,7 @@
  */
 import type { PropertyDeclaration } from 'lit';
 import { tokenProviderSource, type TokenSource } from '../core/auth.js';
-import { DEFAULT_TIMEOUT_MS } from '../core/config.js';
+import { DEFAULT_TIMEOUT_MS, own } from '../core/config.js';
 import { BioIDError } from '../core/errors.js';
 import { readerFrom, type FingerprintReader } from '../core/reader.js';
 import type { StatusWatchOptions } from '../core/status-watch.js';
@@ -91,14 +91,18 @@ export function onPageConfigChange(listener: () => void): () => void {
   return () => listeners.delete(listener);
 }
 
-/** The element's own values where set (an attribute removed reads as null), else the page default. */
+/**
+ * The element's own values where set (an attribute removed reads as null), else the page default: an own
+ * property of the page defaults only, never one inherited from a polluted Object.prototype.
+ */
 export function effectiveSettings(el: Partial<Record<SettingName, unknown>>): Settings {
   const page = pageConfig();
   checkPageConfig(page);
-  const out: Record<string, unknown> = {};
+  // No prototype: a setting that is not here reads as undefined, never as a polluted Object.prototype's.
+  const out: Record<string, unknown> = Object.create(null);
   for (const key of Object.keys(SETTINGS) as SettingName[]) {
-    const own = el[key];
-    const value = own === null || own === undefined || own === '' ? page[key] : own;
+    const mine = el[key];
+    const value = mine === null || mine === undefined || mine === '' ? own(page, key) : mine;
     if (value !== undefined && value !== null && value !== '') out[key] = value;
   }
   return out as Settings;

@@ -35,6 +35,21 @@ describe('createTokenBroker options (validated at creation)', () => {
     throwsError(() => createTokenBroker(withOptions({ authorize: true })), configError(/authorize is required/));
   });
 
+  it('issue 12, item 11: a pattern such as https://*.example.com is refused; a plain-http origin outside loopback is logged once', () => {
+    throwsError(() => createTokenBroker(withOptions({ allowedOrigins: ['https://*.example.com'] })), configError(/is a pattern; list each exact origin/));
+    const lines: string[] = [];
+    createTokenBroker(withOptions({ allowedOrigins: ['http://intranet.example', 'http://127.0.0.1:3000', 'http://localhost:8080', 'https://app.example.com'], logger: (l: string) => lines.push(l) }));
+    assert.strictEqual(lines.length, 1);
+    assert.match(lines[0]!, /http:\/\/intranet\.example, a plain-http origin/);
+  });
+
+  it('issue 12, item 12: the package ships an MIT LICENSE, as package.json says', async () => {
+    const { readFileSync } = await import('node:fs');
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { license: string };
+    assert.strictEqual(pkg.license, 'MIT');
+    assert.match(readFileSync(new URL('../../LICENSE', import.meta.url), 'utf8'), /^MIT License/);
+  });
+
   it('spec 4.1: allowedOrigins must be exact origins, never *', () => {
     throwsError(() => createTokenBroker(withOptions({ allowedOrigins: ['*'] })), configError(/allowedOrigins .* "\*" would hand tokens to any site/));
     throwsError(() => createTokenBroker(withOptions({ allowedOrigins: 'https://app.example.com' })), configError(/allowedOrigins must be an array/));

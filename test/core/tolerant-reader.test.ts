@@ -51,6 +51,15 @@ describe('tolerant reader (product.md 5)', () => {
     await rejectsWith(reader.verify({ subjectId: 'alice' }), { code: 'bad-response' }, 'the token as a whole value');
   });
 
+  it('issue 12, item 5: an opaque token echoed in an error message is removed from it, whatever its alphabet', async () => {
+    const token = 'opaque|Tok3n=value%3D';
+    const net = standardNetwork().on('POST', `${MW}/orchestrator/verify`, (call) => json({ error: 'forbidden', message: `token ${call.headers.get('authorization')!.slice('Bearer '.length)} lacks scope` }, 403));
+    const reader = createFingerprintReader({ ...PIN, middlewareUrl: MW, fetchImpl: net.fetch, getToken: async () => token });
+    const error = (await rejectsWith(reader.verify({ subjectId: 'alice' }), { code: 'forbidden' })) as Error;
+    assert.notInclude(error.message, token);
+    assert.include(error.message, '[redacted]');
+  });
+
   it('a /status device without `connected` counts as connected; other fields pass through', async () => {
     const net = standardNetwork().on('GET', `${LOCAL}/status`, () =>
       json({ workstationId: 'ws-9', site: 'front desk', devices: [{ deviceId: 'dev-2', vendor: 'x' }] }),
