@@ -18,6 +18,7 @@ export const BROKER_ENV = {
   allowedOrigins: 'BIOID_ALLOWED_ORIGINS',
   timeoutMs: 'BIOID_TIMEOUT_MS',
   requireCsrfHeader: 'BIOID_REQUIRE_CSRF_HEADER',
+  middlewareUrl: 'BIOID_MIDDLEWARE_URL',
 } as const;
 
 export type EnvLike = Record<string, string | undefined>;
@@ -69,6 +70,8 @@ export function brokerOptionsFromEnv(env: EnvLike | undefined, overrides: Broker
   if (timeoutMs !== undefined) options.timeoutMs = timeoutMs;
   const csrf = overrides.requireCsrfHeader ?? readBoolean(read(BROKER_ENV.requireCsrfHeader), BROKER_ENV.requireCsrfHeader);
   if (csrf !== undefined) options.requireCsrfHeader = csrf;
+  const middlewareUrl = overrides.middlewareUrl ?? read(BROKER_ENV.middlewareUrl);
+  if (middlewareUrl !== undefined) options.middlewareUrl = middlewareUrl;
   if (overrides.tokenExchange !== undefined) options.tokenExchange = overrides.tokenExchange;
   if (overrides.fetchImpl !== undefined) options.fetchImpl = overrides.fetchImpl;
   if (overrides.logger !== undefined) options.logger = overrides.logger;

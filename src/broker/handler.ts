@@ -102,7 +102,8 @@ export function createTokenBroker(options: TokenBrokerOptions): TokenBrokerHandl
     // Spec 5.6 and 2.4: what remains of the cached token's life, never less than 1 s (0 is not a valid
     // expires_in: a client would reject it). At that edge the true lifetime still exceeds the cache's.
     const expiresIn = Math.max(1, issued.remaining ?? 1);
-    return json(200, { access_token: issued.accessToken, expires_in: expiresIn }, request, config);
+    const body = { access_token: issued.accessToken, expires_in: expiresIn };
+    return json(200, config.middlewareUrl ? { ...body, middleware_url: config.middlewareUrl } : body, request, config);
   };
 }
 

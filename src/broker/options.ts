@@ -60,6 +60,11 @@ export interface TokenBrokerOptions {
   timeoutMs?: number;
   /** Server-side failure lines (never secrets, tokens or IdP bodies); default console.warn. */
   logger?: (message: string) => void;
+  /**
+   * The middleware these tokens are for. When set, every answer names it (`middleware_url`) and the SDK
+   * never sends the token to another origin (product.md 5), so injected markup cannot aim it elsewhere.
+   */
+  middlewareUrl?: string;
 }
 
 export const DEFAULT_BROKER_TIMEOUT_MS = 10_000;
@@ -76,6 +81,7 @@ export interface ResolvedBrokerOptions {
   fetchImpl: FetchLike | undefined;
   timeoutMs: number;
   logger: (message: string) => void;
+  middlewareUrl: string | undefined;
 }
 
 const WHERE = 'createTokenBroker';
@@ -109,6 +115,7 @@ const OPTIONS = {
   timeoutMs: millisecondsOr(DEFAULT_BROKER_TIMEOUT_MS),
   logger: (value: unknown, field: string) =>
     optionalFunction<(message: string) => void>(value, field) ?? ((message: string) => console.warn(message)),
+  middlewareUrl: (value: unknown, field: string) => (value === undefined ? undefined : requireHttpUrl(value, field)),
 };
 const EXCHANGE_OPTIONS = { subjectToken: passThrough, maxCachedUsers: passThrough };
 
@@ -137,6 +144,7 @@ export function resolveBrokerOptions(options: TokenBrokerOptions): ResolvedBroke
     fetchImpl: o.fetchImpl,
     timeoutMs: o.timeoutMs,
     logger: o.logger,
+    middlewareUrl: o.middlewareUrl,
   };
 }
 

@@ -15,6 +15,11 @@ export interface TokenSource {
   get(signal?: AbortSignal): Promise<string>;
   /** A token to retry with after the middleware answered 401 to `stale`. */
   refresh(stale: string, signal?: AbortSignal): Promise<string>;
+  /**
+   * Called before `token` is sent to the middleware at `origin`: throws a config error when the token is
+   * bound to another middleware (product.md 5). Sources whose tokens serve one middleware need none.
+   */
+  bind?(token: string, origin: string): void;
 }
 
 

@@ -28,7 +28,10 @@ export interface MiddlewareCall {
 /** Performs the call and returns the JSON object of a success answer; throws a mapped `BioIDError`. */
 export async function callMiddleware(ctx: MiddlewareContext, call: MiddlewareCall): Promise<Record<string, unknown>> {
   const url = joinPath(ctx.middlewareUrl, call.path);
+  const origin = new URL(url).origin;
   const attempt = (token: string) => {
+    // A token bound to its middleware is never sent anywhere else (nothing is sent: a config error).
+    ctx.tokens.bind?.(token, origin);
     const headers: Record<string, string> = { Authorization: `Bearer ${token}`, Accept: 'application/json' };
     if (call.dispatch && ctx.integratorId) headers['X-Integrator-Id'] = ctx.integratorId;
     return send(

@@ -7,8 +7,8 @@
  * later" (`broker-unavailable`) apart.
  */
 import { cachedTokenSource, type TokenSource } from './auth.js';
-import { DEFAULT_TIMEOUT_MS, millisecondsOr, readOptions, requireEndpointUrl } from './config.js';
-import { ReaderAuthError, messageOf, type TokenErrorCode } from './errors.js';
+import { DEFAULT_TIMEOUT_MS, millisecondsOr, readOptions, requireEndpointUrl, requireHttpUrl } from './config.js';
+import { BioIDError, ReaderAuthError, messageOf, type TokenErrorCode } from './errors.js';
 import { describeReply, isRedirect, send, type Reply } from './http.js';
 import { parseTokenResponse } from './token-response.js';
 import { TokenCache, type IssuedToken } from './token-cache.js';
@@ -19,7 +19,13 @@ export interface BrokerTokenSourceOptions {
 }
 
 const OPTIONS = { timeoutMs: millisecondsOr(DEFAULT_TIMEOUT_MS) };
-const caches = new Map<string, TokenCache>();
+
+/** One broker's page-wide state: its token cache, and the middleware origin each of its tokens is bound to. */
+interface Broker {
+  cache: TokenCache;
+  bindings: Map<string, string>;
+}
+const brokers = new Map<string, Broker>();
 
 /**
  * The page-wide token source of the broker at `url` (absolute): pass it as a reader's `getToken`
@@ -28,24 +34,46 @@ const caches = new Map<string, TokenCache>();
 export function brokerTokenSource(url: string, options: BrokerTokenSourceOptions = {}): TokenSource {
   const endpoint = requireEndpointUrl(url, 'brokerTokenSource: url');
   const { timeoutMs } = readOptions(options, OPTIONS, 'brokerTokenSource(url, options)');
-  let cache = caches.get(endpoint);
-  if (!cache) {
-    cache = new TokenCache(() => fetchBrokerToken(endpoint, timeoutMs));
-    caches.set(endpoint, cache);
+  let broker = brokers.get(endpoint);
+  if (!broker) {
+    const bindings = new Map<string, string>();
+    broker = { cache: new TokenCache(() => fetchBrokerToken(endpoint, timeoutMs, bindings)), bindings };
+    brokers.set(endpoint, broker);
   }
-  return cachedTokenSource(cache);
+  const { cache, bindings } = broker;
+  return { ...cachedTokenSource(cache), bind: (token, origin) => bind(bindings, token, origin, endpoint) };
+}
+
+/**
+ * Product.md 5: a token whose broker named `middleware_url` goes to that origin only. A broker that names
+ * none (the spec's minimal contract) binds each token to the first middleware origin it is sent to, for
+ * its lifetime, so markup injected later cannot aim it at another origin.
+ */
+function bind(bindings: Map<string, string>, token: string, origin: string, endpoint: string): void {
+  const bound = bindings.get(token);
+  if (bound === undefined) bindings.set(token, origin);
+  else if (bound !== origin) {
+    throw new BioIDError(
+      'config',
+      `The token from ${endpoint} is for the middleware at ${bound}, not ${origin}: nothing was sent. Point middleware-url at ${bound}.`,
+      { retryable: false },
+    );
+  }
 }
 
 /** Forgets every broker token of the page (call it on sign-out). */
 export function clearBrokerTokens(): void {
-  for (const cache of caches.values()) cache.clear();
-  caches.clear();
+  for (const { cache, bindings } of brokers.values()) {
+    cache.clear();
+    bindings.clear();
+  }
+  brokers.clear();
 }
 
 const failure = (code: TokenErrorCode, message: string, reply?: Reply, retryable = code === 'broker-unavailable') =>
   new ReaderAuthError(message, { code, retryable, ...(reply?.status ? { status: reply.status } : {}) });
 
-async function fetchBrokerToken(url: string, timeoutMs: number): Promise<IssuedToken> {
+async function fetchBrokerToken(url: string, timeoutMs: number, bindings: Map<string, string>): Promise<IssuedToken> {
   const source = `The token broker at ${url}`;
   let reply: Reply;
   try {
@@ -68,7 +96,12 @@ async function fetchBrokerToken(url: string, timeoutMs: number): Promise<IssuedT
   const session = sessionGone(reply);
   if (session) throw failure('session-expired', `${source} ${session}: the session has ended.`, reply);
   try {
-    return parseTokenResponse(reply, source);
+    const issued = parseTokenResponse(reply, source);
+    // Only the newest token is held; older ones are no longer handed out.
+    bindings.clear();
+    const named = middlewareOf(reply, source);
+    if (named) bindings.set(issued.accessToken, named);
+    return issued;
   } catch (error) {
     const status = reply.status;
     throw new ReaderAuthError(messageOf(error), {
@@ -77,6 +110,17 @@ async function fetchBrokerToken(url: string, timeoutMs: number): Promise<IssuedT
       status,
       retryable: status >= 500 || status === 429,
     });
+  }
+}
+
+/** The origin of the broker's `middleware_url`, when it names one; one that is not an http(s) URL is refused. */
+function middlewareOf(reply: Reply, source: string): string | undefined {
+  const value = (reply.json as { middleware_url?: unknown }).middleware_url;
+  if (value === undefined) return undefined;
+  try {
+    return new URL(requireHttpUrl(value, 'middleware_url')).origin;
+  } catch {
+    throw new ReaderAuthError(`${source} answered a middleware_url that is not an absolute http(s) URL.`, { code: 'broker-unavailable', retryable: false });
   }
 }
 

@@ -47,6 +47,13 @@ describe('token broker, client_credentials mode (spec 4.1, 4.2)', () => {
     assert.strictEqual(form.get('audience'), 'biometrics-middleware');
   });
 
+  it('issue 12, item 1: with middlewareUrl the answer names it as middleware_url (the SDK then sends the token there only)', async () => {
+    const { broker } = brokerFor({ middlewareUrl: 'https://mw.example.com/api/' });
+    const body = await readJson(await broker(brokerRequest()));
+    assert.deepStrictEqual(Object.keys(body).sort(), ['access_token', 'expires_in', 'middleware_url']);
+    assert.strictEqual(body.middleware_url, 'https://mw.example.com/api');
+  });
+
   it('spec 4.1: success is never stored: Cache-Control no-store, Pragma no-cache, JSON', async () => {
     const { broker } = brokerFor();
     const response = await broker(brokerRequest());

@@ -43,6 +43,12 @@ describe('createTokenBroker options (validated at creation)', () => {
     assert.match(lines[0]!, /http:\/\/intranet\.example, a plain-http origin/);
   });
 
+  it('issue 12, item 1: middlewareUrl comes from BIOID_MIDDLEWARE_URL too, and must be an http(s) URL', () => {
+    const env = { BIOID_CLIENT_ID: 'c', BIOID_CLIENT_SECRET: 's', BIOID_AUTH_URL: 'https://idp.example.com/realms/r', BIOID_MIDDLEWARE_URL: 'https://mw.example.com' };
+    assert.strictEqual(brokerOptionsFromEnv(env, { authorize: () => true }).middlewareUrl, 'https://mw.example.com');
+    throwsError(() => createTokenBroker(withOptions({ middlewareUrl: 'mw.example.com' })), configError(/middlewareUrl is not an absolute URL/));
+  });
+
   it('issue 12, item 12: the package ships an MIT LICENSE, as package.json says', async () => {
     const { readFileSync } = await import('node:fs');
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { license: string };

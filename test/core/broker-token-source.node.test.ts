@@ -97,6 +97,38 @@ describe('brokerTokenSource (spec 4.1; product.md 5)', () => {
     assert.deepStrictEqual(await bio.reader.verify({ subjectId: 'alice' }), { match: true, verificationId: 'v' });
   });
 
+  it('issue 12, item 1: a token whose broker names middleware_url is never sent to another origin (config error, nothing sent)', async () => {
+    const other = createServer((req, res) => {
+      requests.push(req);
+      answer(200, { candidates: [] })(req, res);
+    });
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    const elsewhere = `http://127.0.0.1:${(other.address() as { port: number }).port}`;
+    try {
+      route = (req, res) =>
+        req.url === '/token' ? answer(200, { access_token: 'tok-bound', expires_in: 300, middleware_url: base })(req, res) : answer(200, { candidates: [] })(req, res);
+      const tokens = brokerTokenSource(`${base}/token`);
+      const pinned = { workstationId: 'w', deviceId: 'd' };
+      const attacker = createFingerprintReader({ middlewareUrl: elsewhere, getToken: tokens, ...pinned });
+      await rejectsWith(attacker.search(), { code: 'config', message: /is for the middleware at http:\/\/127\.0\.0\.1:\d+, not http:\/\/127\.0\.0\.1:\d+: nothing was sent/ });
+      assert.isFalse(requests.some((r) => r.headers.host === new URL(elsewhere).host), 'nothing reached the other origin');
+      const own = createFingerprintReader({ middlewareUrl: base, getToken: tokens, ...pinned });
+      assert.deepStrictEqual(await own.search(), { candidates: [] });
+    } finally {
+      await new Promise<void>((resolve) => other.close(() => resolve()));
+    }
+  });
+
+  it('issue 12, item 1: a broker that names no middleware binds its token to the first middleware origin it is sent to', async () => {
+    route = (req, res) =>
+      req.url === '/token' ? answer(200, { access_token: 'tok-first', expires_in: 300 })(req, res) : answer(200, { candidates: [] })(req, res);
+    const tokens = brokerTokenSource(`${base}/token`);
+    const pinned = { workstationId: 'w', deviceId: 'd' };
+    await createFingerprintReader({ middlewareUrl: base, getToken: tokens, ...pinned }).search();
+    const moved = createFingerprintReader({ middlewareUrl: 'https://attacker.example', getToken: tokens, ...pinned });
+    await rejectsWith(moved.search(), { code: 'config', message: /, not https:\/\/attacker\.example: nothing was sent/ });
+  });
+
   it('a URL that is not absolute http(s) is a config error naming the argument', () => {
     assert.throws(() => brokerTokenSource('/token'), /brokerTokenSource: url is not an absolute URL/);
   });

@@ -249,12 +249,15 @@ describe('element lifecycle', () => {
       n.on('POST', `${OTHER}/orchestrator/verify`, (call) =>
         json({ subjectId: (call.body as { subjectId: string }).subjectId, match: true, score: 1, verificationId: 'ver-other' }),
       );
+      // Another middleware comes with its own broker: a token is bound to its middleware (issue 12, item 1).
+      n.on('GET', '/token-other', () => json({ access_token: 'token-other', expires_in: 300 }));
     });
     const el = await fixture<BioVerify>(`<bio-verify ${ATTRS} subject-id="alice" agent-id="clerk-1"></bio-verify>`);
     const run = el.start();
     await waitUntil(() => net.callsTo(TOKEN_PATH).length === 1);
     // While the operation waits for its token, the page rewires the element.
     el.setAttribute('middleware-url', OTHER);
+    el.setAttribute('token-endpoint', '/token-other');
     el.setAttribute('subject-id', 'bob');
     el.setAttribute('agent-id', 'clerk-2');
     el.setAttribute('workstation-id', 'ws-pinned');

@@ -2,10 +2,12 @@
  * Issue 12, item 4, in the browser: with Object.prototype polluted by another script on the page, an
  * element still dispatches to the discovered workstation, with no agent id it was not given.
  */
-import { expect, fixture } from '@open-wc/testing';
+import { expect, fixture, oneEvent } from '@open-wc/testing';
 import '../../src/elements/index.js';
-import type { BioEnroll } from '../../src/elements/index.js';
-import { ATTRS, LOCAL, MIDDLEWARE, installNetwork, restoreNetwork } from './network.js';
+import type { BioEnroll, BioSearch } from '../../src/elements/index.js';
+import type { BioErrorDetail } from '../../src/elements/events.js';
+import { json } from '../support/fake-network.js';
+import { ATTRS, LOCAL, MIDDLEWARE, TOKEN_PATH, installNetwork, restoreNetwork } from './network.js';
 
 const proto = Object.prototype as Record<string, unknown>;
 
@@ -34,5 +36,37 @@ describe('hostile page: polluted Object.prototype (issue 12, item 4)', () => {
     expect(net.callsTo(`${LOCAL}/status`)).to.have.length(1);
     expect(net.calls.some((c) => c.url.startsWith('https://attacker.example'))).to.equal(false);
     expect(el.shadowRoot!.textContent).to.contain('Fingerprint enrolled.');
+  });
+});
+
+describe('hostile page: a token goes only to its middleware (issue 12, item 1)', () => {
+  afterEach(restoreNetwork);
+  const ATTACKER = 'https://attacker.example';
+  const attackerCalls = (net: ReturnType<typeof installNetwork>) => net.calls.filter((c) => c.url.startsWith(ATTACKER));
+
+  async function failure(el: HTMLElement & { start(): Promise<unknown> }) {
+    const event = oneEvent(el, 'bio-error');
+    await el.start().catch(() => undefined);
+    return ((await event) as CustomEvent<BioErrorDetail>).detail;
+  }
+
+  it('injected markup naming another middleware gets a config error and sends nothing there (broker names middleware_url)', async () => {
+    const net = installNetwork((n) => n.on('GET', TOKEN_PATH, () => json({ access_token: 'tok-bound-0123456789', expires_in: 300, middleware_url: MIDDLEWARE })));
+    const injected = await fixture<BioSearch>(`<bio-search middleware-url="${ATTACKER}" token-endpoint="${TOKEN_PATH}" local-service-url="${LOCAL}"></bio-search>`);
+    const detail = await failure(injected);
+    expect(detail.code).to.equal('config');
+    expect(detail.message).to.match(/nothing was sent/);
+    expect(attackerCalls(net)).to.have.length(0);
+  });
+
+  it('changing middleware-url after an operation does not send the cached token to the new origin (first-use binding)', async () => {
+    const net = installNetwork();
+    const el = await fixture<BioSearch>(`<bio-search ${ATTRS}></bio-search>`);
+    await el.start();
+    el.setAttribute('middleware-url', ATTACKER);
+    const detail = await failure(el);
+    expect(detail.code).to.equal('config');
+    expect(attackerCalls(net)).to.have.length(0);
+    expect(net.callsTo(TOKEN_PATH)).to.have.length(1, 'no new broker call either');
   });
 });
