@@ -9,7 +9,7 @@
 import { expect, oneEvent } from '@open-wc/testing';
 import fc from 'fast-check';
 import '../../src/elements/index.js';
-import { configureElements } from '../../src/elements/index.js';
+import { clearBrokerTokens, configureElements } from '../../src/elements/index.js';
 import { BioIDError } from '../../src/core/errors.js';
 import type { BioErrorCode } from '../../src/elements/events.js';
 import { json, text, type Handler } from '../support/fake-network.js';
@@ -75,6 +75,9 @@ const attributes = fc.dictionary(fc.constantFrom(...ATTRIBUTES), fc.oneof({ weig
 
 /** Runs `el` once (start() for operations; a first status for bio-reader-status) and collects what a page sees. */
 async function exercise(tag: string, attrs: Record<string, string | undefined>): Promise<{ outcome: Outcome; events: unknown[]; el: HTMLElement }> {
+  // Each case is a page of its own: a broker token bound to one case's middleware-url (issue 12, item 1)
+  // must not decide the next case's outcome.
+  clearBrokerTokens();
   const el = document.createElement(tag) as HTMLElement & { start?: () => Promise<unknown>; updateComplete: Promise<unknown> };
   for (const [name, v] of Object.entries({ ...WORKING, ...attrs })) {
     if (v === undefined) continue;
