@@ -186,6 +186,8 @@ export function createDemoApp(options: DemoServerOptions, origin: () => string) 
       realm: options.realm,
       clientId: options.clientId,
       clientSecret: options.clientSecret,
+      // The safe habit: tokens name their middleware, and the SDK sends them nowhere else.
+      middlewareUrl: options.middlewareUrl,
       authorize: (request) => sessions.fromCookieHeader(request.headers.get('cookie')),
     }),
   );
