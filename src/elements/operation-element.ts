@@ -5,6 +5,7 @@ import type { DispatchTarget, FingerprintReader, OperationOptions, ReaderPhase }
 import { BioElement } from './bio-element.js';
 import { asBioIDError, errorDetail, type BioErrorDetail, type BioOperation } from './events.js';
 import type { Params, StringKey } from './localize.js';
+import { en } from './translations/en.js';
 import { readerFor, type Settings } from './settings.js';
 
 interface View {
@@ -186,17 +187,6 @@ export abstract class BioOperationElement<R> extends BioElement {
 /** The localized summary of a `bio-error` code: its own string where there is one, else a general one. */
 function errorKey(code: string): StringKey {
   if (code === 'timeout') return 'network';
-  const keys: readonly string[] = ERROR_KEYS;
-  return (keys.includes(code) ? code : 'failed') as StringKey;
+  // The translation's keys are the list: a code gets its own summary by adding its string, nowhere else.
+  return (Object.hasOwn(en, code) ? code : 'failed') as StringKey;
 }
-
-const ERROR_KEYS = [
-  'session-expired',
-  'broker-unavailable',
-  'cookie-blocked',
-  'config',
-  'workstation-offline',
-  'local-service-unreachable',
-  'no-device',
-  'network',
-] as const satisfies readonly StringKey[];
