@@ -4,13 +4,14 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
+  isLoopback,
   millisecondsOr,
   optionalFunction,
   optionalString,
   passThrough,
   readOptions,
   realmOf,
-  requireHttpUrl,
+  requireSecureUrl,
   requireString,
 } from '../core/config.js';
 import { BioIDError } from '../core/errors.js';
@@ -90,7 +91,7 @@ const configError = (message: string) => new BioIDError('config', `${WHERE}: ${m
 
 /** Every option, its check and its default: the one list of the broker's option names. */
 const OPTIONS = {
-  issuerUrl: requireHttpUrl,
+  issuerUrl: requireSecureUrl,
   realm: optionalString,
   clientId: (value: unknown, field: string) => requireString(value, field),
   clientSecret: (value: unknown, field: string) =>
@@ -115,7 +116,7 @@ const OPTIONS = {
   timeoutMs: millisecondsOr(DEFAULT_BROKER_TIMEOUT_MS),
   logger: (value: unknown, field: string) =>
     optionalFunction<(message: string) => void>(value, field) ?? ((message: string) => console.warn(message)),
-  middlewareUrl: (value: unknown, field: string) => (value === undefined ? undefined : requireHttpUrl(value, field)),
+  middlewareUrl: (value: unknown, field: string) => (value === undefined ? undefined : requireSecureUrl(value, field)),
 };
 const EXCHANGE_OPTIONS = { subjectToken: passThrough, maxCachedUsers: passThrough };
 
@@ -195,5 +196,3 @@ function readOrigins(value: unknown): ReadonlySet<string> {
   }
   return origins;
 }
-
-const isLoopback = (hostname: string) => hostname === 'localhost' || hostname === '[::1]' || /^127(\.\d{1,3}){3}$/.test(hostname);

@@ -179,6 +179,22 @@ function absoluteHttpUrl(value: unknown, field: string, queryAllowed: boolean): 
   return url;
 }
 
+/** Loopback hosts, where plain http never leaves the machine. */
+export const isLoopback = (hostname: string): boolean =>
+  hostname === 'localhost' || hostname === '[::1]' || /^127(\.\d{1,3}){3}$/.test(hostname);
+
+/**
+ * The address of a party that receives a token or the client secret (the middleware, the identity
+ * provider): https, or plain http on loopback only, where nothing crosses a network (issue 12, item 2).
+ */
+export function requireSecureUrl(value: unknown, field: string): string {
+  const url = requireHttpUrl(value, field);
+  if (url.startsWith('http:') && !isLoopback(new URL(url).hostname)) {
+    throw configError(`${field} must be an https URL: plain http would carry tokens unencrypted (it is allowed on localhost, 127.0.0.1 and [::1] only).`);
+  }
+  return url;
+}
+
 /** Checks for option tables. */
 export const httpUrlOr =
   (fallback: string): Check<string> =>
