@@ -44,6 +44,7 @@ export function createTokenBroker(options: TokenBrokerOptions): TokenBrokerHandl
     ? new UserTokens(
         (subjectToken): Promise<IssuedToken> => exchangeToken(endpoint, tokenExchangeForm(client, subjectToken), exchangeOptions),
         exchange.maxCachedUsers,
+        exchange.maxReuseMs,
       )
     : undefined;
 

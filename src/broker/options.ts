@@ -16,6 +16,7 @@ import {
 } from '../core/config.js';
 import { BioIDError } from '../core/errors.js';
 import { tokenEndpoint, type IdpClient } from '../core/exchange.js';
+import { DEFAULT_MAX_REUSE_MS } from './user-tokens.js';
 import type { FetchLike } from '../core/http.js';
 
 /**
@@ -35,6 +36,12 @@ export interface TokenExchangeOptions {
   subjectToken(request: Request, context: BrokerContext): string | undefined | null | Promise<string | undefined | null>;
   /** Most end users whose middleware tokens are cached at once; default 10000. */
   maxCachedUsers?: number;
+  /**
+   * Longest time one user's middleware token is served from the cache (and the most expires_in says),
+   * default 60000: after it the subject token is exchanged again, so the identity provider's refusal of a
+   * revoked user takes effect within this bound.
+   */
+  maxReuseMs?: number;
 }
 
 export interface TokenBrokerOptions {
@@ -118,7 +125,7 @@ const OPTIONS = {
     optionalFunction<(message: string) => void>(value, field) ?? ((message: string) => console.warn(message)),
   middlewareUrl: (value: unknown, field: string) => (value === undefined ? undefined : requireSecureUrl(value, field)),
 };
-const EXCHANGE_OPTIONS = { subjectToken: passThrough, maxCachedUsers: passThrough };
+const EXCHANGE_OPTIONS = { subjectToken: passThrough, maxCachedUsers: passThrough, maxReuseMs: millisecondsOr(DEFAULT_MAX_REUSE_MS) };
 
 export function resolveBrokerOptions(options: TokenBrokerOptions): ResolvedBrokerOptions {
   const o = readOptions(options, OPTIONS, `${WHERE}(options)`, `${WHERE}: `);
@@ -151,7 +158,7 @@ export function resolveBrokerOptions(options: TokenBrokerOptions): ResolvedBroke
 
 function readTokenExchange(value: unknown): Required<TokenExchangeOptions> | undefined {
   if (value === undefined) return undefined;
-  const t = readOptions(value, EXCHANGE_OPTIONS, `${WHERE}: tokenExchange`);
+  const t = readOptions(value, EXCHANGE_OPTIONS, `${WHERE}: tokenExchange`, `${WHERE}: tokenExchange.`);
   if (typeof t.subjectToken !== 'function') {
     throw configError('tokenExchange.subjectToken is required: a function (request, context) returning the end user\'s access token from your identity provider.');
   }
@@ -159,7 +166,7 @@ function readTokenExchange(value: unknown): Required<TokenExchangeOptions> | und
   if (typeof max !== 'number' || !Number.isInteger(max) || max < 1) {
     throw configError('tokenExchange.maxCachedUsers must be a positive whole number.');
   }
-  return { subjectToken: t.subjectToken as TokenExchangeOptions['subjectToken'], maxCachedUsers: max };
+  return { subjectToken: t.subjectToken as TokenExchangeOptions['subjectToken'], maxCachedUsers: max, maxReuseMs: t.maxReuseMs };
 }
 
 /** Exact origins, normalised as browsers send them in the Origin header (scheme://host[:port]). */

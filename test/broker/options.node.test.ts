@@ -83,6 +83,17 @@ describe('createTokenBroker options (validated at creation)', () => {
     );
   });
 
+  it('issue 12 item 6: tokenExchange.maxReuseMs is a positive number of milliseconds, named when wrong', () => {
+    for (const bad of [0, -1, '60000', Infinity]) {
+      throwsError(
+        () => createTokenBroker(withOptions({ tokenExchange: { subjectToken: () => 'x', maxReuseMs: bad } })),
+        configError(/^createTokenBroker: tokenExchange\.maxReuseMs must be a positive number of milliseconds/),
+        String(bad),
+      );
+    }
+    assert.doesNotThrow(() => createTokenBroker(withOptions({ tokenExchange: { subjectToken: () => 'x', maxReuseMs: 5_000 } })));
+  });
+
   it('timeoutMs, requireCsrfHeader, fetchImpl and logger are type-checked; unknown options suggest the right name', () => {
     throwsError(() => createTokenBroker(withOptions({ timeoutMs: -5 })), configError(/timeoutMs must be a positive number/));
     throwsError(() => createTokenBroker(withOptions({ requireCsrfHeader: 'no' })), configError(/requireCsrfHeader must be true or false/));
