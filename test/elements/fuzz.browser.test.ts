@@ -4,7 +4,7 @@
  * service and the middleware. Whatever comes in: never an uncaught exception or unhandled rejection,
  * always either a result or a `bio-error` with a known code, never the token in the DOM, attributes or
  * event details, and markup never becomes an element. Together with test/core/fuzz.node.test.ts (about
- * 10,500 cases) CI runs well over 10,000 generated cases; this file runs 2,300 and stays under ~30 s.
+ * 10,500 cases) CI runs well over 10,000 generated cases; this file runs 2,400 and stays under ~30 s.
  */
 import { expect, oneEvent } from '@open-wc/testing';
 import fc from 'fast-check';
@@ -215,7 +215,7 @@ describe('fuzzing response bodies through the elements (fast-check, Chromium)', 
 const pageDefaults = fc.dictionary(
   fc.constantFrom(
     'middlewareUrl', 'tokenEndpoint', 'getToken', 'integratorId', 'workstationId', 'deviceId', 'localServiceUrl',
-    'timeoutMs', 'agentId', 'strings', 'clientSecret', 'client_secret', 'middlewareURL', '__proto__', 'constructor',
+    'timeoutMs', 'agentId', 'loginUrl', 'strings', 'clientSecret', 'client_secret', 'middlewareURL', '__proto__', 'constructor',
   ),
   fc.oneof(
     value,
