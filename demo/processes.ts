@@ -8,7 +8,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { DemoConfig } from './config.js';
 import type { PartConfigs, PartName } from './part.js';
-import { DEFAULT_DEVICE_ID, DEFAULT_WORKSTATION_ID } from './sim/workstation.js';
+import { DEFAULT_DEVICE_ID, DEFAULT_WORKSTATION_ID } from '../simulator/src/workstation.js';
 
 const PART_ENTRY = join(dirname(fileURLToPath(import.meta.url)), 'part.ts');
 const HOST = '127.0.0.1';
