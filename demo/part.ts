@@ -1,5 +1,5 @@
 /**
- * One part of the simulated world as a process of its own (`npm start` and `npm run simulate` start one
+ * One part of the simulated world (simulator/src) or the demo app as a process of its own (`npm start` starts one
  * per part): `node --import tsx demo/part.ts <idp|local-service|middleware|app>`, configured by the JSON
  * in the environment variable BIOID_PART (environment, not argv: the demo client secret must not show in
  * process listings). Prints one line `PART_READY <json>` with its address when it listens, and closes on
