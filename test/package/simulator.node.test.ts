@@ -1,5 +1,6 @@
 /**
- * Chromium only, by design (like the other packaging and quick-start suites; decisions.md): an integrator's first hour.
+ * Chromium only, by design: it proves that the packages install and that the README's quick start runs against the
+ * installed simulator; how the elements behave in Firefox and WebKit is the end-to-end suites' job.
  *
  * Issue 13 item 7: both packages are packed from a copy of the tree and installed from their tarballs
  * into an empty project, offline; `npx bioid-simulator --help` answers; the installed `bioid-simulator`
