@@ -1,6 +1,6 @@
 // A server of the broker section, in its own process so the load generator (autocannon, in the bench
 // process) does not share its event loop. `broker`: the reference broker (createTokenBroker through the
-// node:http adapter) in front of the real IdP of demo/sim/idp.ts. `bare`: a plain node:http handler that
+// node:http adapter) in front of the real IdP of simulator/src/idp.ts. `bare`: a plain node:http handler that
 // answers the same JSON with the same headers. Prints `{ "port": N }` once listening; exits when stdin ends.
 import { createServer } from 'node:http';
 
@@ -8,7 +8,7 @@ const mode = process.argv[2];
 let handler;
 let idp;
 if (mode === 'broker') {
-  const { startIdp } = await import('../demo/sim/idp.ts');
+  const { startIdp } = await import('../simulator/src/idp.ts');
   const { createTokenBroker, toNodeHandler } = await import('../src/broker/index.ts');
   idp = await startIdp({ clients: [{ clientId: 'bench', clientSecret: 'bench-secret' }], port: 0 });
   handler = toNodeHandler(

@@ -1,5 +1,5 @@
 // Section 3: the reference broker.
-//  a) 1000 concurrent cold requests (empty cache) → exchanges seen by the real IdP (demo/sim/idp.ts);
+//  a) 1000 concurrent cold requests (empty cache) → exchanges seen by the real IdP (simulator/src/idp.ts);
 //  b) cached-path requests per second: autocannon against the broker on node:http and against a bare
 //     node:http handler answering the same JSON, each in its own child process, 5 s per run, run twice
 //     alternating; the ratio of the medians.
@@ -15,7 +15,7 @@ const DURATION_S = 5;
 const CONNECTIONS = 50;
 
 async function coldRequests() {
-  const { startIdp } = await import('../demo/sim/idp.ts');
+  const { startIdp } = await import('../simulator/src/idp.ts');
   const { createTokenBroker, toNodeHandler } = await import('../src/broker/index.ts');
   const idp = await startIdp({ clients: [{ clientId: 'bench', clientSecret: 'bench-secret' }], port: 0 });
   const server = createServer(
@@ -144,7 +144,7 @@ export async function runBroker({ root, log }) {
   return {
     rows,
     methods: [
-      `Broker: a) createTokenBroker through toNodeHandler on node:http (127.0.0.1, port 0) in front of the real IdP of demo/sim/idp.ts (oidc-provider); 1000 fetches sent at once with an empty cache; the IdP's token-endpoint request counter is read before and after. b) The broker (cache filled by one request) and a bare node:http handler answering the broker's JSON with the same headers each run in a child process; autocannon (${CONNECTIONS} connections, ${DURATION_S} s) in the bench process, one unmeasured warm-up run, then broker, bare, bare, broker; the ratio of the medians of 2xx requests per second. On a 2-core machine the load generator takes one core, so both servers are measured under the same limit.`,
+      `Broker: a) createTokenBroker through toNodeHandler on node:http (127.0.0.1, port 0) in front of the real IdP of simulator/src/idp.ts (oidc-provider); 1000 fetches sent at once with an empty cache; the IdP's token-endpoint request counter is read before and after. b) The broker (cache filled by one request) and a bare node:http handler answering the broker's JSON with the same headers each run in a child process; autocannon (${CONNECTIONS} connections, ${DURATION_S} s) in the bench process, one unmeasured warm-up run, then broker, bare, bare, broker; the ratio of the medians of 2xx requests per second. On a 2-core machine the load generator takes one core, so both servers are measured under the same limit.`,
     ],
   };
 }

@@ -1,7 +1,7 @@
 /**
  * The demo app (Express 5): sign-in with a real session, the session-gated token broker (the project's
  * own `createTokenBroker` through its Node adapter), and one page per integration style. It plays the
- * integrator's web application; the simulator (demo/sim) plays the operator's side.
+ * integrator's web application; the simulator (simulator/src) plays the operator's side.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
@@ -23,7 +23,7 @@ import {
   type PageContext,
 } from './pages.js';
 import { clearedSessionCookie, sameSecret, sessionCookie, SessionStore, type Session } from './sessions.js';
-import { closeServer, listen } from './sim/http-util.js';
+import { closeServer, listen } from '../simulator/src/http-util.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 

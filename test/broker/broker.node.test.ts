@@ -6,7 +6,7 @@ import { assert } from 'chai';
 import { installFakeDate } from '../support/fake-clock.js';
 import { decodeJwt } from 'jose';
 import type { TokenBrokerOptions } from '../../src/broker/index.js';
-import { startIdp, type RunningIdp } from '../../demo/sim/idp.js';
+import { startIdp, type RunningIdp } from '../../simulator/src/idp.js';
 import { MiB, startFloodServer } from '../support/flood-server.js';
 import {
   APP_ORIGIN,

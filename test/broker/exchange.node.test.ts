@@ -1,7 +1,7 @@
 /**
  * The RFC 8693 variant of the broker (spec 4.2 "Optional variant", 5.8): the end user's token from the
  * integrator's own IdP is exchanged for a middleware token that says which end user acted, cached per
- * end user. Against the real OpenID provider of demo/sim/idp.ts.
+ * end user. Against the real OpenID provider of simulator/src/idp.ts.
  */
 import { assert } from 'chai';
 import { installFakeDate } from '../support/fake-clock.js';
@@ -9,7 +9,7 @@ import { rejectsWith } from '../support/expect-error.js';
 import { SignJWT, generateKeyPair } from 'jose';
 import type { TokenBrokerOptions } from '../../src/broker/index.js';
 import { UserTokens } from '../../src/broker/user-tokens.js';
-import { startIdp, type RunningIdp } from '../../demo/sim/idp.js';
+import { startIdp, type RunningIdp } from '../../simulator/src/idp.js';
 import { CLIENT, brokerAgainst, brokerRequest, readJson, recordingFetch, verifyMiddlewareToken } from './support.js';
 
 let idp: RunningIdp;

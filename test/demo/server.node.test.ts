@@ -1,7 +1,7 @@
 import { assert } from 'chai';
 import { readConfig } from '../../demo/config.js';
 import { demoServerOptionsFor, startDemoServer, type RunningDemoServer } from '../../demo/server.js';
-import { startSimulator, type RunningSimulator } from '../../demo/sim/simulator.js';
+import { startSimulator, type RunningSimulator } from '../../simulator/src/simulator.js';
 
 const CLIENT = { clientId: 'srv-integrator', clientSecret: 'srv-secret-abcdef' };
 const USER = { username: 'ada', password: 'lovelace-1815' };
