@@ -15,7 +15,12 @@ const ALL = [
   '/usr/bin/WebKitWebDriver',
   '/usr/lib/aarch64-linux-gnu/webkit2gtk-4.1/MiniBrowser',
   '/usr/bin/Xvfb',
+  '/usr/share/wordpress/wp-settings.php',
+  '/usr/share/wordpress/wp-content/themes/twentytwentythree/style.css',
+  '/usr/lib/php/20220829/mysqli.so',
+  '/usr/sbin/mariadbd',
 ];
+const WORDPRESS_STACK = /wordpress|mysqli|mariadbd/;
 
 /** A machine with `files` (executables), `uid`, an os-release text; records every command run. */
 function machine({ files = [] as string[], uid = 1000, osRelease = DEBIAN, env = {} as Record<string, string>, sudo = false, installs = [] as string[] } = {}) {
@@ -29,7 +34,7 @@ function machine({ files = [] as string[], uid = 1000, osRelease = DEBIAN, env =
     isExecutable: (path) => executables.has(path),
     listDir: (dir) => [...new Set([...executables].filter((f) => f.startsWith(`${dir}/`)).map((f) => f.slice(dir.length + 1).split('/')[0]!))],
     canSudo: () => sudo,
-    exists: () => false,
+    exists: (path) => executables.has(path),
     run: (command, args, runEnv) => {
       ran.push([command, ...args].join(' ') + (runEnv.DEBIAN_FRONTEND ? ` [DEBIAN_FRONTEND=${runEnv.DEBIAN_FRONTEND}]` : ''));
       if (args.includes('install')) for (const f of installs) executables.add(f);
@@ -107,5 +112,24 @@ describe('scripts/browsers.mjs: find, install on Debian as root, otherwise stop 
     assert.deepStrictEqual(missing, []);
     assert.strictEqual(found.firefox, '/opt/ff/firefox');
     assert.strictEqual(found.xvfb, undefined);
+  });
+
+  it('issue 16: root on Debian installs the WordPress stack (wordpress, its theme, php-mysql, mariadb-server) with the same apt-get call', () => {
+    const { inputs, ran } = machine({
+      files: ALL.filter((f) => !WORDPRESS_STACK.test(f)),
+      uid: 0,
+      installs: ALL.filter((f) => WORDPRESS_STACK.test(f)),
+    });
+    const found = ensure(inputs);
+    assert.strictEqual(found.phpMysql, '/usr/lib/php/20220829/mysqli.so', 'a PHP extension only has to exist, in any API directory');
+    assert.strictEqual(found.mariadb, '/usr/sbin/mariadbd');
+    assert.strictEqual(ran[2], 'apt-get install -y -qq --no-install-recommends wordpress wordpress-theme-twentytwentythree php-mysql mariadb-server [DEBIAN_FRONTEND=noninteractive]');
+    assert.match(ran[0]!, /exit 101/, 'MariaDB is installed with services kept from starting');
+  });
+
+  it('issue 16: where nothing can be installed (no root, no sudo), the WordPress stack is not required: only its suite skips', () => {
+    const { inputs } = machine({ files: ALL.filter((f) => !WORDPRESS_STACK.test(f)), uid: 1000 });
+    const { missing } = survey(inputs);
+    assert.deepStrictEqual(missing, []);
   });
 });
