@@ -21,8 +21,12 @@ import { REQUIREMENTS, locate, plan, systemInputs, type Missing } from '../../sc
 const HERE = dirname(fileURLToPath(import.meta.url));
 const WORDPRESS = '/usr/share/wordpress';
 
-/** What the suite needs from the machine, by the provisioning module's ids, plus php-cli on PATH. */
-const STACK = ['wordpress', 'wordpressTheme', 'phpMysql', 'mariadb'];
+/**
+ * What the suite needs from the machine, by the provisioning module's ids. PHP itself (php-cli, php-curl)
+ * is the PHP recipes' requirement there ('php', 'phpCurl'); until that entry exists, php on PATH.
+ */
+const STACK = ['wordpress', 'wordpressTheme', 'phpMysql', 'mariadb', 'php', 'phpCurl'];
+const OWN = ['wordpress', 'wordpressTheme', 'phpMysql', 'mariadb'];
 
 export interface Stack {
   php: string;
@@ -40,13 +44,16 @@ export function findStack(): Stack | { skip: string } {
   const found: Record<string, string> = {};
   for (const id of STACK) {
     const requirement = REQUIREMENTS.find((r) => r.id === id);
-    if (!requirement) throw new Error(`scripts/browsers.mjs has no requirement "${id}"`);
+    if (!requirement) {
+      if (OWN.includes(id)) throw new Error(`scripts/browsers.mjs has no requirement "${id}"`);
+      continue;
+    }
     const where = locate(requirement, inputs);
     if (where.path) found[id] = where.path;
     else missing.push({ ...requirement, needed: undefined, badEnv: where.badEnv });
   }
-  const php = onPath('php');
-  if (!php) {
+  const php = found.php ?? onPath('php');
+  if (!php && !missing.some((r) => r.id === 'php')) {
     missing.push({ id: 'php', name: 'PHP (php-cli, php-curl)', env: 'PATH', commands: ['php'], debian: 'php-cli php-curl', why: 'the WordPress plugin suite' });
   }
   const installDb = found.mariadb ? [join(dirname(found.mariadb), 'mariadb-install-db'), onPath('mariadb-install-db')].find((p) => p && existsSync(p)) : undefined;
@@ -69,6 +76,8 @@ export interface SiteOptions {
   /** The plugin zip to install. */
   zip: string;
   users: { admin: string; author: string; visitor: string };
+  /** Must-use plugins of the test (file name → PHP source), for the site owner's filters. */
+  muPlugins?: Record<string, string>;
 }
 
 export interface RunningSite {
@@ -164,6 +173,8 @@ export async function startSite(stack: Stack, options: SiteOptions): Promise<Run
     mkdirSync(join(site, 'wp-content', 'plugins'), { recursive: true });
     mkdirSync(join(site, 'wp-content', 'themes'), { recursive: true });
     mkdirSync(join(site, 'wp-content', 'uploads'), { recursive: true });
+    mkdirSync(join(site, 'wp-content', 'mu-plugins'), { recursive: true });
+    for (const [name, source] of Object.entries(options.muPlugins ?? {})) writeFileSync(join(site, 'wp-content', 'mu-plugins', name), source);
     for (const name of readdirSync(WORDPRESS)) {
       if (name !== 'wp-config.php' && name !== 'wp-content') symlinkSync(join(WORDPRESS, name), join(site, name));
     }

@@ -10,13 +10,13 @@
  * BIOID_WORDPRESS_SCREENSHOTS=docs/wordpress writes the screenshots of docs/wordpress.md on the way.
  */
 import { assert } from 'chai';
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { launch, type Browser, type Context, type Page } from '../../scripts/engines.mjs';
 import { packWordPress } from '../../scripts/pack-wordpress.mjs';
-import { startSimulator, type RunningSimulator } from '../../demo/sim/simulator.js';
+import { startSimulator, type RunningSimulator } from '../../simulator/src/simulator.js';
 import { runOperation } from '../e2e/operations.js';
 import { findStack, startSite, type RunningSite } from './site.js';
 
@@ -26,6 +26,9 @@ const SUBJECT = 'wp-alice';
 const SHORTCODE = `[bioid op="verify" subject-id="${SUBJECT}"]`;
 // Pasted by the Author: the site's own attributes must not survive; the tag and subject-id must.
 const PASTED = `<bio-verify class="pasted" subject-id="${SUBJECT}" middleware-url="https://evil.example" token-endpoint="https://evil.example/token"></bio-verify>`;
+// The site owner lets one other origin's pages get tokens (the filter's only use here: the CORS rules).
+const PORTAL = 'https://portal.example';
+const MU_PLUGINS = { 'bioid-origins.php': `<?php add_filter( 'bioid_token_allowed_origins', fn() => array( '${PORTAL}' ) );\n` };
 const SHOTS = process.env.BIOID_WORDPRESS_SCREENSHOTS ? resolve(process.env.BIOID_WORDPRESS_SCREENSHOTS) : undefined;
 
 type Puppeteer = {
@@ -55,7 +58,7 @@ describe('issue 16: the WordPress plugin in Debian\'s WordPress (Chromium)', fun
     dir = mkdtempSync(join(tmpdir(), 'bioid-wp-zip-'));
     const zip = packWordPress({ out: join(dir, 'bioid.zip') });
     sim = await startSimulator({ ...CLIENT, captureDelayMs: [0, 30] });
-    site = await startSite(stack, { zip, users: USERS });
+    site = await startSite(stack, { zip, users: USERS, muPlugins: MU_PLUGINS });
     browser = await launch('chromium');
     if (SHOTS) mkdirSync(SHOTS, { recursive: true });
   });
@@ -163,6 +166,14 @@ describe('issue 16: the WordPress plugin in Debian\'s WordPress (Chromium)', fun
     const preflight = await broker(undefined, { method: 'OPTIONS', headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'x-csrf' } });
     assert.strictEqual(preflight.status, 403);
     assert.isNull(preflight.headers.get('access-control-allow-origin'));
+    // An origin the site owner allowed (bioid_token_allowed_origins) gets the grant, exactly, with credentials.
+    const allowed = await broker(undefined, { method: 'OPTIONS', headers: { Origin: PORTAL, 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'x-csrf' } });
+    assert.strictEqual(allowed.status, 204);
+    assert.strictEqual(allowed.headers.get('access-control-allow-origin'), PORTAL);
+    assert.match(allowed.headers.get('access-control-allow-headers') ?? '', /X-CSRF/i);
+    const fromPortal = await broker(context, { headers: { 'X-CSRF': '1', Origin: PORTAL } });
+    assert.strictEqual(fromPortal.headers.get('access-control-allow-origin'), PORTAL);
+    assert.strictEqual(fromPortal.headers.get('access-control-allow-credentials'), 'true');
 
     // The identity provider refuses the exchange: 502 with exactly { error }, nothing of the IdP's answer.
     await site.php("update_option('bioid_client_secret', 'wrong-secret');");
@@ -176,11 +187,29 @@ describe('issue 16: the WordPress plugin in Debian\'s WordPress (Chromium)', fun
     assert.match(site.debugLog(), /bioid token broker: The identity provider at \S+ refused the exchange with HTTP 401\. Answered 502\./);
     assert.notInclude(site.debugLog(), 'wrong-secret');
 
+    // bioid-broker check (the contract's own probe), once the package has the bin: signed in, and with the
+    // identity provider refusing.
     const bin = brokerBin();
     if (bin) {
       const cookie = (await context.cookies(site.url)).map((c) => `${c.name}=${c.value}`).join('; ');
-      const check = spawnSync(process.execPath, [bin, 'check', `${site.url}/wp-admin/admin-ajax.php?action=bioid_token`, '--cookie', cookie], { encoding: 'utf8', timeout: 60_000 });
-      assert.strictEqual(check.status, 0, `bioid-broker check failed:\n${check.stdout}${check.stderr}`);
+      const check = async (...extra: string[]) => {
+        const run = await new Promise<{ status: number | null; output: string }>((done) => {
+          const child = spawn(process.execPath, [bin, 'check', `${site.url}/wp-admin/admin-ajax.php?action=bioid_token`, '--cookie', cookie, '--origin', PORTAL, ...extra]);
+          let output = '';
+          child.stdout.on('data', (c) => (output += c));
+          child.stderr.on('data', (c) => (output += c));
+          child.on('close', (status) => done({ status, output }));
+        });
+        assert.strictEqual(run.status, 0, `bioid-broker check ${extra.join(' ')} failed:\n${run.output}`);
+        assert.notMatch(run.output, /\bFAIL\b/);
+      };
+      await check();
+      await site.php("update_option('bioid_client_secret', 'wrong-secret');");
+      try {
+        await check('--expect-502');
+      } finally {
+        await site.php(`update_option('bioid_client_secret', ${JSON.stringify(CLIENT.clientSecret)});`);
+      }
     }
   });
 
@@ -217,6 +246,8 @@ describe('issue 16: the WordPress plugin in Debian\'s WordPress (Chromium)', fun
       return label?.htmlFor && document.getElementById(label.htmlFor) ? label.htmlFor : false;
     });
     await raw(page).type(`[id="${String(inputId)}"]`, SUBJECT);
+    const blockTypes = await page.evaluate(() => (window as unknown as { wp: any }).wp.blocks.getBlockTypes().map((t: { name: string }) => t.name).filter((n: string) => n.startsWith('bioid/')).sort());
+    assert.deepStrictEqual(blockTypes, Object.keys(tagsOfBundle()).map((t) => `bioid/${t.slice(4)}`).sort(), 'a block per element of the bundle');
     const attributes = await page.evaluate((id: string) => (window as unknown as { wp: any }).wp.data.select('core/block-editor').getBlockAttributes(id), verifyId);
     assert.strictEqual(attributes.subjectId, SUBJECT);
     await shoot(page, 'editor');
@@ -251,12 +282,12 @@ describe('issue 16: the WordPress plugin in Debian\'s WordPress (Chromium)', fun
     assert.strictEqual(await page.count('script[src*="bioid-elements.js"]'), 1, 'the bundle once');
     await control('finger', { finger: 'finger-a' });
 
-    const enrolled = await runOperation(page, 'bio-enroll');
+    const enrolled = await runOperation(page, '.wp-block-bioid-enroll bio-enroll');
     assert.strictEqual(enrolled.type, 'bio-result', JSON.stringify(enrolled.detail));
-    const block = await runOperation(page, 'bio-verify.wp-block-bioid-verify');
+    const block = await runOperation(page, '.wp-block-bioid-verify bio-verify');
     assert.strictEqual(block.type, 'bio-result', JSON.stringify(block.detail));
     assert.strictEqual(block.detail.result?.match, true);
-    const shortcode = await runOperation(page, 'bio-verify:not([class])');
+    const shortcode = await runOperation(page, '.bioid-shortcode bio-verify');
     assert.strictEqual(shortcode.type, 'bio-result', JSON.stringify(shortcode.detail));
     assert.strictEqual(shortcode.detail.result?.match, true);
     const pasted = await runOperation(page, 'bio-verify.pasted');
@@ -285,17 +316,19 @@ describe('issue 16: the WordPress plugin in Debian\'s WordPress (Chromium)', fun
     assert.strictEqual(old.code, 'verification-rejected');
   });
 
-  it('issue 16: a signed-out visitor gets session-expired from the verify block, with a sign-in link when the element has login-url', async () => {
+  it('issue 16: a signed-out visitor gets session-expired, with a link to WordPress\'s sign-in page that leads back', async () => {
     assert.ok(postUrl, 'the Author published the post');
     const { page } = await as(undefined, new URL(postUrl).pathname + new URL(postUrl).search);
     await page.waitForFunction(() => customElements.get('bio-verify'));
-    const outcome = await runOperation(page, 'bio-verify.wp-block-bioid-verify');
+    const outcome = await runOperation(page, '.wp-block-bioid-verify bio-verify');
     assert.strictEqual(outcome.type, 'bio-error');
     assert.strictEqual(outcome.detail.code, 'session-expired');
-    if (tagsOfBundle()['bio-verify']?.includes('login-url')) {
-      const href = await page.attribute('bio-verify.wp-block-bioid-verify >>> a[href]', 'href');
-      assert.match(href ?? '', /\/wp-login\.php\?redirect_to=/);
-    }
+    // The sign-in link comes from the page configuration, so pasted tags have it too.
+    const href = await page.attribute('.wp-block-bioid-verify bio-verify >>> a[href]', 'href');
+    assert.match(href ?? '', /\/wp-login\.php\?redirect_to=/);
+    const pasted = await runOperation(page, 'bio-verify.pasted');
+    assert.strictEqual(pasted.detail.code, 'session-expired');
+    assert.match((await page.attribute('bio-verify.pasted >>> a[href]', 'href')) ?? '', /\/wp-login\.php\?redirect_to=/);
     await shoot(page, 'signed-out');
   });
 
@@ -313,8 +346,9 @@ describe('issue 16: the WordPress plugin in Debian\'s WordPress (Chromium)', fun
   }
 });
 
-/** The `bioid-broker` bin of this package, once it exists (package.json "bin"); undefined before. */
+/** The `bioid-broker` bin of this package (package.json "bin", built), or BIOID_BROKER_BIN; undefined before it exists. */
 function brokerBin(): string | undefined {
+  if (process.env.BIOID_BROKER_BIN) return resolve(process.env.BIOID_BROKER_BIN);
   const pkg = JSON.parse(readFileSync(resolve('package.json'), 'utf8')) as { bin?: string | Record<string, string> };
   const bin = typeof pkg.bin === 'string' ? pkg.bin : pkg.bin?.['bioid-broker'];
   return bin && existsSync(resolve(bin)) ? resolve(bin) : undefined;

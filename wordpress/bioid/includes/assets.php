@@ -5,7 +5,8 @@
  * (a block, the shortcode, or pasted tags in the content).
  *
  * The page configuration holds what every element on the site shares: the middleware URL, the token
- * broker of this site (admin-ajax.php?action=bioid_token), the integrator id and the local service URL.
+ * broker of this site (admin-ajax.php?action=bioid_token), the integrator id, the local service URL and
+ * the sign-in page (WordPress's, leading back to this page), which turns `session-expired` into a link.
  * Never the secret: the elements refuse a key that is not one of theirs, and the secret stays in PHP.
  *
  * Content-Security-Policy: the configuration is one inline script before the bundle. A site with a
@@ -37,11 +38,18 @@ function bioid_page_config() {
 		'integratorId'    => $settings['integrator_id'],
 		'localServiceUrl' => $settings['local_service_url'],
 	);
+	// A bundle older than login-url would refuse the key: only where its elements have the attribute.
+	foreach ( bioid_tags() as $attributes ) {
+		if ( in_array( 'login-url', $attributes, true ) ) {
+			$config['loginUrl'] = wp_login_url( bioid_current_url() );
+			break;
+		}
+	}
 	/**
 	 * Filters the page configuration of the elements (keys of BioIDElementsConfig only: an unknown key
 	 * is a configuration error in the browser, a secret never belongs here).
 	 *
-	 * @param array $config middlewareUrl, tokenEndpoint, integratorId, localServiceUrl.
+	 * @param array $config middlewareUrl, tokenEndpoint, integratorId, localServiceUrl, loginUrl.
 	 */
 	$config = apply_filters( 'bioid_page_config', $config );
 	return array_filter( (array) $config, static fn( $value ) => '' !== $value && null !== $value );

@@ -93,7 +93,9 @@ add_action(
 						foreach ( (array) $attributes as $name => $value ) {
 							$element[ bioid_kebab( $name ) ] = $value;
 						}
-						return bioid_element_html( $tag, $element, get_block_wrapper_attributes() );
+						$html = bioid_element_html( $tag, $element );
+						// A block-level wrapper, so the theme's layout (width, alignment, spacing) applies to it.
+						return '' === $html ? '' : '<div ' . get_block_wrapper_attributes() . '>' . $html . '</div>';
 					},
 				)
 			);

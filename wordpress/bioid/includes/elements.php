@@ -65,16 +65,14 @@ function bioid_is_boolean_attribute( $name ) {
 }
 
 /**
- * The HTML of one element: $tag with the post's attributes (those it may set; others are dropped), the
- * site's default language when the post gives none, and the sign-in link target where the tag has
- * `login-url`. Enqueues the bundle. Values are escaped here, once.
+ * The HTML of one element: $tag with the post's attributes (those it may set; others are dropped) and
+ * the site's default language when the post gives none. Enqueues the bundle. Values are escaped here, once.
  *
  * @param string               $tag        A tag of bioid_tags().
  * @param array<string, mixed> $attributes kebab-case name => value (booleans for present/absent).
- * @param string               $extra      Already escaped attributes (a block's wrapper class), or ''.
  * @return string
  */
-function bioid_element_html( $tag, array $attributes, $extra = '' ) {
+function bioid_element_html( $tag, array $attributes ) {
 	$tags = bioid_tags();
 	if ( ! isset( $tags[ $tag ] ) ) {
 		return '';
@@ -82,9 +80,6 @@ function bioid_element_html( $tag, array $attributes, $extra = '' ) {
 	bioid_enqueue_elements();
 	$allowed = bioid_post_attributes( $tag );
 	$html    = '<' . $tag;
-	if ( '' !== $extra ) {
-		$html .= ' ' . $extra;
-	}
 	$settings = bioid_settings();
 	if ( ! isset( $attributes['lang'] ) && '' !== $settings['language'] && in_array( 'lang', $tags[ $tag ], true ) ) {
 		$attributes['lang'] = $settings['language'];
@@ -101,14 +96,10 @@ function bioid_element_html( $tag, array $attributes, $extra = '' ) {
 		}
 		$html .= ' ' . $name . '="' . esc_attr( is_bool( $value ) ? ( $value ? 'true' : 'false' ) : (string) $value ) . '"';
 	}
-	if ( in_array( 'login-url', $tags[ $tag ], true ) ) {
-		// session-expired becomes a sign-in link that brings the visitor back to this page.
-		$html .= ' login-url="' . esc_url( wp_login_url( bioid_current_url() ) ) . '"';
-	}
 	return $html . '></' . $tag . '>';
 }
 
-/** The URL of the page being rendered (for the sign-in link's way back). */
+/** The URL of the page being rendered (the sign-in page's way back to it). */
 function bioid_current_url() {
 	$permalink = in_the_loop() ? get_permalink() : false;
 	if ( $permalink ) {

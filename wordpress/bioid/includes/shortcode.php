@@ -50,7 +50,9 @@ function bioid_shortcode( $atts ) {
 			$rejected[] = $name;
 		}
 	}
-	$html = bioid_element_html( $tag, $element );
+	// A block-level wrapper, so a theme's layout (content width) applies; WordPress's shortcode_unautop
+	// takes a shortcode alone on its line out of the paragraph wpautop put it in.
+	$html = '<div class="bioid-shortcode">' . bioid_element_html( $tag, $element ) . '</div>';
 	if ( array() !== $rejected ) {
 		/* translators: 1: the dropped attributes, 2: the element, 3: the attributes it takes */
 		$html .= bioid_editor_note( sprintf( __( '[bioid]: ignored %1$s (<%2$s> takes %3$s; the middleware, broker and local service are set in Settings > BioID).', 'bioid' ), implode( ', ', $rejected ), $tag, implode( ', ', $allowed ) ) );
