@@ -9,22 +9,24 @@ import { MissingError, ensure, survey, type Inputs } from '../../scripts/browser
 
 const DEBIAN = 'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nNAME="Debian GNU/Linux"\nVERSION_ID="12"\nID=debian\n';
 const UBUNTU = 'NAME="Ubuntu"\nID=ubuntu\nID_LIKE=debian\n';
+/** The WordPress suite's stack (issue 16), present on every fake machine unless `wordpress: false`. */
+const WORDPRESS_STACK = [
+  '/usr/share/wordpress/wp-settings.php',
+  '/usr/share/wordpress/wp-content/themes/twentytwentythree/style.css',
+  '/usr/lib/php/20220829/mysqli.so',
+  '/usr/sbin/mariadbd',
+];
 const ALL = [
   '/usr/bin/chromium',
   '/usr/bin/firefox-esr',
   '/usr/bin/WebKitWebDriver',
   '/usr/lib/aarch64-linux-gnu/webkit2gtk-4.1/MiniBrowser',
   '/usr/bin/Xvfb',
-  '/usr/share/wordpress/wp-settings.php',
-  '/usr/share/wordpress/wp-content/themes/twentytwentythree/style.css',
-  '/usr/lib/php/20220829/mysqli.so',
-  '/usr/sbin/mariadbd',
 ];
-const WORDPRESS_STACK = /wordpress|mysqli|mariadbd/;
 
 /** A machine with `files` (executables), `uid`, an os-release text; records every command run. */
-function machine({ files = [] as string[], uid = 1000, osRelease = DEBIAN, env = {} as Record<string, string>, sudo = false, installs = [] as string[] } = {}) {
-  const executables = new Set(files);
+function machine({ files = [] as string[], uid = 1000, osRelease = DEBIAN, env = {} as Record<string, string>, sudo = false, installs = [] as string[], wordpress = true } = {}) {
+  const executables = new Set([...files, ...(wordpress ? WORDPRESS_STACK : [])]);
   const ran: string[] = [];
   const logged: string[] = [];
   const inputs: Inputs = {
@@ -106,20 +108,8 @@ describe('scripts/browsers.mjs: find, install on Debian as root, otherwise stop 
     assert.ok(ran.some((r) => r.startsWith('/usr/bin/sudo -n env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium')), ran.join('\n'));
   });
 
-  it('variables win over the system install; with a DISPLAY no Xvfb is needed', () => {
-    const { inputs } = machine({ files: [...ALL, '/opt/ff/firefox'], env: { FIREFOX_PATH: '/opt/ff/firefox', DISPLAY: ':1' } });
-    const { found, missing } = survey(inputs);
-    assert.deepStrictEqual(missing, []);
-    assert.strictEqual(found.firefox, '/opt/ff/firefox');
-    assert.strictEqual(found.xvfb, undefined);
-  });
-
   it('issue 16: root on Debian installs the WordPress stack (wordpress, its theme, php-mysql, mariadb-server) with the same apt-get call', () => {
-    const { inputs, ran } = machine({
-      files: ALL.filter((f) => !WORDPRESS_STACK.test(f)),
-      uid: 0,
-      installs: ALL.filter((f) => WORDPRESS_STACK.test(f)),
-    });
+    const { inputs, ran } = machine({ files: ALL, uid: 0, wordpress: false, installs: WORDPRESS_STACK });
     const found = ensure(inputs);
     assert.strictEqual(found.phpMysql, '/usr/lib/php/20220829/mysqli.so', 'a PHP extension only has to exist, in any API directory');
     assert.strictEqual(found.mariadb, '/usr/sbin/mariadbd');
@@ -128,8 +118,15 @@ describe('scripts/browsers.mjs: find, install on Debian as root, otherwise stop 
   });
 
   it('issue 16: where nothing can be installed (no root, no sudo), the WordPress stack is not required: only its suite skips', () => {
-    const { inputs } = machine({ files: ALL.filter((f) => !WORDPRESS_STACK.test(f)), uid: 1000 });
-    const { missing } = survey(inputs);
+    const { inputs } = machine({ files: ALL, uid: 1000, wordpress: false });
+    assert.deepStrictEqual(survey(inputs).missing, []);
+  });
+
+  it('variables win over the system install; with a DISPLAY no Xvfb is needed', () => {
+    const { inputs } = machine({ files: [...ALL, '/opt/ff/firefox'], env: { FIREFOX_PATH: '/opt/ff/firefox', DISPLAY: ':1' } });
+    const { found, missing } = survey(inputs);
     assert.deepStrictEqual(missing, []);
+    assert.strictEqual(found.firefox, '/opt/ff/firefox');
+    assert.strictEqual(found.xvfb, undefined);
   });
 });
