@@ -106,6 +106,16 @@ describe('issue 16: the WordPress plugin in Debian\'s WordPress (Chromium)', fun
     assert.includeMembers(Object.keys(tagsOfBundle()), ['bio-enroll', 'bio-verify', 'bio-search', 'bio-reader-status', 'bio-enrolled']);
   });
 
+  it('issue 16: the shortcode writes the element with the attributes a post may set; a mistake is a note for editors and a comment for visitors', async () => {
+    const render = (shortcode: string, user?: string) => site.php(`echo do_shortcode(${JSON.stringify(shortcode)});`, user);
+    assert.strictEqual(
+      await render('[bioid op="verify" subject-id="a&quot;b" name="v" required lang="de" middleware-url="https://evil.example"]', 'visitor'),
+      '<div class="bioid-shortcode"><bio-verify subject-id="a&quot;b" name="v" required lang="de"></bio-verify></div><!-- bioid: [bioid]: ignored middleware-url (&lt;bio-verify&gt; takes subject-id, name, required, lang, workstation-id, device-id, timeout-ms, agent-id; the middleware, broker and local service are set in Settings &gt; BioID). -->',
+    );
+    assert.match(await render('[bioid op="nope"]', 'visitor'), /^<!-- bioid: \[bioid\]: op=&quot;nope&quot; is not one of (?:[a-z-]+, )*enroll, enrolled, (?:[a-z-]+, )*verify\. -->$/);
+    assert.match(await render('[bioid op="nope"]', 'author'), /^<span class="bioid-note" role="note">\[bioid\]: op=&quot;nope&quot; is not one of [a-z, -]+\.<\/span>$/);
+  });
+
   it('issue 16: an administrator saves Settings > BioID; the secret is stored server-side, shown as "Set." and never printed back', async () => {
     const { page } = await as('admin', '/wp-admin/options-general.php?page=bioid');
     await page.fill('#bioid-middleware-url', sim.middleware.url);

@@ -8,6 +8,7 @@ $_SERVER['HTTP_HOST']   = $site['host'];
 $_SERVER['REQUEST_URI'] = '/';
 require ABSPATH . 'wp-load.php';
 if ( getenv( 'BIOID_WP_USER' ) ) {
-	wp_set_current_user( 0, getenv( 'BIOID_WP_USER' ) );
+	// By id: wp_set_current_user( 0, $login ) keeps an already loaded signed-out user.
+	wp_set_current_user( get_user_by( 'login', getenv( 'BIOID_WP_USER' ) )->ID );
 }
 eval( getenv( 'BIOID_WP_CODE' ) );

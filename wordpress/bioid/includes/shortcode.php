@@ -25,6 +25,7 @@ add_action(
 function bioid_shortcode( $atts ) {
 	$atts = is_array( $atts ) ? $atts : array();
 	$ops  = array_map( static fn( $tag ) => substr( $tag, 4 ), array_keys( bioid_tags() ) );
+	sort( $ops );
 	if ( array() === $ops ) {
 		return bioid_editor_note( __( '[bioid]: the element bundle is missing; install the plugin from its zip.', 'bioid' ) );
 	}
