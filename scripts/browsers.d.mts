@@ -4,6 +4,7 @@ export interface Requirement {
   env: string;
   commands?: string[];
   globs?: string[];
+  files?: string[];
   debian: string;
   why: string;
   needed?: (inputs: Inputs) => boolean;

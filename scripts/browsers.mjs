@@ -20,9 +20,50 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * What the tests need. `env`: the variable that names it; `commands`: names looked up on PATH;
- * `globs`: absolute paths with one `*` directory level (architecture-neutral); `debian`: the package.
+ * `globs`: absolute paths with one `*` directory level (architecture-neutral) of an executable;
+ * `files`: the same for a file that need not be executable (a PHP extension); `debian`: the package.
  */
 export const REQUIREMENTS = [
+  // The WordPress suite (test/wordpress, issue 16): Debian's WordPress and its default theme, PHP's MySQL
+  // driver and MariaDB. The suite starts MariaDB on a socket and `php -S` on loopback itself. Needed only
+  // where this module can install them; elsewhere that suite skips and says what to install.
+  {
+    id: 'wordpress',
+    name: 'WordPress (Debian)',
+    env: 'WORDPRESS_PATH',
+    files: ['/usr/share/wordpress/wp-settings.php'],
+    debian: 'wordpress',
+    why: 'the WordPress plugin suite',
+    needed: (inputs) => canInstall(inputs),
+  },
+  {
+    id: 'wordpressTheme',
+    name: 'WordPress theme Twenty Twenty-Three',
+    env: 'WORDPRESS_THEME_PATH',
+    files: ['/usr/share/wordpress/wp-content/themes/twentytwentythree/style.css'],
+    debian: 'wordpress-theme-twentytwentythree',
+    why: 'the WordPress plugin suite (a theme to render posts with)',
+    needed: (inputs) => canInstall(inputs),
+  },
+  {
+    id: 'phpMysql',
+    name: "PHP's MySQL driver (mysqli)",
+    env: 'PHP_MYSQLI_PATH',
+    files: ['/usr/lib/php/*/mysqli.so'],
+    debian: 'php-mysql',
+    why: 'the WordPress plugin suite',
+    needed: (inputs) => canInstall(inputs),
+  },
+  {
+    id: 'mariadb',
+    name: 'MariaDB server',
+    env: 'MARIADBD_PATH',
+    commands: ['mariadbd'],
+    globs: ['/usr/sbin/mariadbd'],
+    debian: 'mariadb-server',
+    why: 'the WordPress plugin suite (its database, on a socket)',
+    needed: (inputs) => canInstall(inputs),
+  },
   {
     id: 'chromium',
     name: 'Chromium',
@@ -179,13 +220,21 @@ function expand(glob, inputs) {
 /** Where one requirement is: its variable if set (it must name an executable), else a system install. */
 export function locate(requirement, inputs = systemInputs()) {
   const fromEnv = inputs.env[requirement.env];
-  if (fromEnv) return inputs.isExecutable(fromEnv) ? { path: fromEnv, from: requirement.env } : { badEnv: fromEnv };
+  if (fromEnv) {
+    const usable = requirement.files ? (inputs.exists ?? existsSync)(fromEnv) : inputs.isExecutable(fromEnv);
+    return usable ? { path: fromEnv, from: requirement.env } : { badEnv: fromEnv };
+  }
   for (const command of requirement.commands ?? []) {
     const path = onPath(command, inputs);
     if (path) return { path, from: 'PATH' };
   }
   for (const glob of requirement.globs ?? []) {
     const path = expand(glob, inputs).find((p) => inputs.isExecutable(p));
+    if (path) return { path, from: 'system' };
+  }
+  const exists = inputs.exists ?? existsSync;
+  for (const glob of requirement.files ?? []) {
+    const path = expand(glob, inputs).find((p) => exists(p));
     if (path) return { path, from: 'system' };
   }
   return {};
@@ -205,6 +254,14 @@ export function survey(inputs = systemInputs(), requirements = REQUIREMENTS) {
 }
 
 const isDebian = (osRelease) => /^ID=("?)debian\1\s*$/m.test(osRelease);
+
+/** Whether this module may install here: Debian, as root or with passwordless sudo. */
+function canInstall(inputs) {
+  if (!isDebian(inputs.osRelease)) return false;
+  if (inputs.uid === 0) return true;
+  const sudoPath = onPath('sudo', inputs);
+  return Boolean(sudoPath && inputs.canSudo(sudoPath));
+}
 
 /**
  * What to do about the missing requirements: nothing, install (Debian, root or passwordless sudo), or stop

@@ -9,6 +9,13 @@ import { MissingError, ensure, survey, type Inputs } from '../../scripts/browser
 
 const DEBIAN = 'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nNAME="Debian GNU/Linux"\nVERSION_ID="12"\nID=debian\n';
 const UBUNTU = 'NAME="Ubuntu"\nID=ubuntu\nID_LIKE=debian\n';
+/** The WordPress suite's stack (issue 16), present on every fake machine unless `wordpress: false`. */
+const WORDPRESS_STACK = [
+  '/usr/share/wordpress/wp-settings.php',
+  '/usr/share/wordpress/wp-content/themes/twentytwentythree/style.css',
+  '/usr/lib/php/20220829/mysqli.so',
+  '/usr/sbin/mariadbd',
+];
 const ALL = [
   '/usr/bin/chromium',
   '/usr/bin/firefox-esr',
@@ -18,8 +25,8 @@ const ALL = [
 ];
 
 /** A machine with `files` (executables), `uid`, an os-release text; records every command run. */
-function machine({ files = [] as string[], uid = 1000, osRelease = DEBIAN, env = {} as Record<string, string>, sudo = false, installs = [] as string[] } = {}) {
-  const executables = new Set(files);
+function machine({ files = [] as string[], uid = 1000, osRelease = DEBIAN, env = {} as Record<string, string>, sudo = false, installs = [] as string[], wordpress = true } = {}) {
+  const executables = new Set([...files, ...(wordpress ? WORDPRESS_STACK : [])]);
   const ran: string[] = [];
   const logged: string[] = [];
   const inputs: Inputs = {
@@ -29,7 +36,7 @@ function machine({ files = [] as string[], uid = 1000, osRelease = DEBIAN, env =
     isExecutable: (path) => executables.has(path),
     listDir: (dir) => [...new Set([...executables].filter((f) => f.startsWith(`${dir}/`)).map((f) => f.slice(dir.length + 1).split('/')[0]!))],
     canSudo: () => sudo,
-    exists: () => false,
+    exists: (path) => executables.has(path),
     run: (command, args, runEnv) => {
       ran.push([command, ...args].join(' ') + (runEnv.DEBIAN_FRONTEND ? ` [DEBIAN_FRONTEND=${runEnv.DEBIAN_FRONTEND}]` : ''));
       if (args.includes('install')) for (const f of installs) executables.add(f);
@@ -99,6 +106,20 @@ describe('scripts/browsers.mjs: find, install on Debian as root, otherwise stop 
     const { inputs, ran } = machine({ files: [...ALL.filter((f) => !f.includes('chromium')), '/usr/bin/sudo'], sudo: true, installs: ['/usr/bin/chromium'] });
     assert.strictEqual(ensure(inputs).chromium, '/usr/bin/chromium');
     assert.ok(ran.some((r) => r.startsWith('/usr/bin/sudo -n env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium')), ran.join('\n'));
+  });
+
+  it('issue 16: root on Debian installs the WordPress stack (wordpress, its theme, php-mysql, mariadb-server) with the same apt-get call', () => {
+    const { inputs, ran } = machine({ files: ALL, uid: 0, wordpress: false, installs: WORDPRESS_STACK });
+    const found = ensure(inputs);
+    assert.strictEqual(found.phpMysql, '/usr/lib/php/20220829/mysqli.so', 'a PHP extension only has to exist, in any API directory');
+    assert.strictEqual(found.mariadb, '/usr/sbin/mariadbd');
+    assert.strictEqual(ran[2], 'apt-get install -y -qq --no-install-recommends wordpress wordpress-theme-twentytwentythree php-mysql mariadb-server [DEBIAN_FRONTEND=noninteractive]');
+    assert.match(ran[0]!, /exit 101/, 'MariaDB is installed with services kept from starting');
+  });
+
+  it('issue 16: where nothing can be installed (no root, no sudo), the WordPress stack is not required: only its suite skips', () => {
+    const { inputs } = machine({ files: ALL, uid: 1000, wordpress: false });
+    assert.deepStrictEqual(survey(inputs).missing, []);
   });
 
   it('variables win over the system install; with a DISPLAY no Xvfb is needed', () => {

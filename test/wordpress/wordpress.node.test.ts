@@ -1,0 +1,365 @@
+// Chromium only, by design (decisions.md, "Tests: which engines"): the WordPress plugin suite.
+/**
+ * Issue 16: the plugin in a real WordPress (Debian's, with MariaDB on a socket and `php -S` on loopback;
+ * test/wordpress/site.ts), installed from the zip `npm run pack:wordpress` writes, against the simulator
+ * (IdP, middleware, workstation). An administrator configures it; an Author, whom WordPress's HTML filter
+ * applies to, inserts the verify block and the shortcode and publishes; a signed-in visitor reaches a
+ * verified match that the server confirms once; a signed-out visitor gets session-expired. Skipped, with
+ * the list of what to install, only where PHP and the rest cannot be installed (not Debian as root).
+ *
+ * BIOID_WORDPRESS_SCREENSHOTS=docs/wordpress writes the screenshots of docs/wordpress.md on the way.
+ */
+import { assert } from 'chai';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { launch, type Browser, type Context, type Page } from '../../scripts/engines.mjs';
+import { packWordPress } from '../../scripts/pack-wordpress.mjs';
+import { startSimulator, type RunningSimulator } from '../../simulator/src/simulator.js';
+import { runOperation } from '../e2e/operations.js';
+import { findStack, startSite, type RunningSite } from './site.js';
+
+const CLIENT = { clientId: 'wp-portal', clientSecret: 'wp-secret-7f3a9c0e5b1d4a2f' };
+const USERS = { admin: 'admin-pass-4821', author: 'author-pass-9134', visitor: 'visitor-pass-6627' };
+const SUBJECT = 'wp-alice';
+const SHORTCODE = `[bioid op="verify" subject-id="${SUBJECT}"]`;
+// Pasted by the Author: the site's own attributes must not survive; the tag and subject-id must.
+const PASTED = `<bio-verify class="pasted" subject-id="${SUBJECT}" middleware-url="https://evil.example" token-endpoint="https://evil.example/token"></bio-verify>`;
+// The site owner lets one other origin's pages get tokens (the filter's only use here: the CORS rules).
+const PORTAL = 'https://portal.example';
+const MU_PLUGINS = { 'bioid-origins.php': `<?php add_filter( 'bioid_token_allowed_origins', fn() => array( '${PORTAL}' ) );\n` };
+const SHOTS = process.env.BIOID_WORDPRESS_SCREENSHOTS ? resolve(process.env.BIOID_WORDPRESS_SCREENSHOTS) : undefined;
+
+type Puppeteer = {
+  setViewport(v: { width: number; height: number }): Promise<void>;
+  screenshot(o: { path: string; fullPage?: boolean }): Promise<unknown>;
+  type(selector: string, text: string): Promise<void>;
+  content(): Promise<string>;
+};
+/** The puppeteer page under the engines helper's page (Chromium: keyboard input and screenshots). */
+const raw = (page: Page) => (page as unknown as { page: Puppeteer }).page;
+
+describe('issue 16: the WordPress plugin in Debian\'s WordPress (Chromium)', function () {
+  this.timeout(300_000);
+  let dir: string;
+  let sim: RunningSimulator;
+  let site: RunningSite;
+  let browser: Browser;
+  let postUrl: string;
+  const contexts: Context[] = [];
+
+  before(async function () {
+    const stack = findStack();
+    if ('skip' in stack) {
+      console.log(`    WordPress suite skipped: PHP, MariaDB and WordPress cannot be installed here.\n${stack.skip.replace(/^/gm, '      ')}`);
+      this.skip();
+    }
+    dir = mkdtempSync(join(tmpdir(), 'bioid-wp-zip-'));
+    const zip = packWordPress({ out: join(dir, 'bioid.zip') });
+    sim = await startSimulator({ ...CLIENT, captureDelayMs: [0, 30] });
+    site = await startSite(stack, { zip, users: USERS, muPlugins: MU_PLUGINS });
+    browser = await launch('chromium');
+    if (SHOTS) mkdirSync(SHOTS, { recursive: true });
+  });
+
+  after(async () => {
+    for (const context of contexts) await context.close();
+    await browser?.close();
+    await site?.close();
+    await sim?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** A new browser context signed in as `login` (or signed out), its page on `path`. */
+  async function as(login: keyof typeof USERS | undefined, path: string): Promise<{ context: Context; page: Page }> {
+    const context = await browser.newContext();
+    contexts.push(context);
+    const page = await context.newPage();
+    await raw(page).setViewport({ width: 1280, height: 900 });
+    if (login) {
+      await page.goto(`${site.url}/wp-login.php`);
+      await page.fill('#user_login', login);
+      await page.fill('#user_pass', USERS[login]);
+      await page.clickAndWaitForLoad('#wp-submit');
+    }
+    await page.goto(`${site.url}${path}`);
+    return { context, page };
+  }
+
+  async function shoot(page: Page, name: string): Promise<void> {
+    if (SHOTS) await raw(page).screenshot({ path: join(SHOTS, `${name}.png`) });
+  }
+
+  /** The token broker from Node, with a context's cookies (as its pages send them). */
+  async function broker(context: Context | undefined, init: RequestInit = {}): Promise<Response> {
+    const headers = new Headers(init.headers);
+    if (context) headers.set('Cookie', (await context.cookies(site.url)).map((c) => `${c.name}=${c.value}`).join('; '));
+    return fetch(`${site.url}/wp-admin/admin-ajax.php?action=bioid_token`, { ...init, headers, redirect: 'manual' });
+  }
+
+  const tagsOfBundle = () => JSON.parse(readFileSync(join(site.dir, 'site/wp-content/plugins/bioid/assets/elements.json'), 'utf8')).tags as Record<string, string[]>;
+
+  it('issue 16: the zip installs through WordPress\'s plugin upload code, with the bundle inside', async () => {
+    assert.strictEqual(await site.php("echo implode(',', get_option('active_plugins'));"), 'bioid/bioid.php');
+    assert.ok(existsSync(join(site.dir, 'site/wp-content/plugins/bioid/assets/bioid-elements.js')));
+    assert.includeMembers(Object.keys(tagsOfBundle()), ['bio-enroll', 'bio-verify', 'bio-search', 'bio-reader-status', 'bio-enrolled']);
+  });
+
+  it('issue 16: the shortcode writes the element with the attributes a post may set; a mistake is a note for editors and a comment for visitors', async () => {
+    const render = (shortcode: string, user?: string) => site.php(`echo do_shortcode(${JSON.stringify(shortcode)});`, user);
+    assert.strictEqual(
+      await render('[bioid op="verify" subject-id="a&quot;b" name="v" required lang="de" middleware-url="https://evil.example"]', 'visitor'),
+      '<div class="bioid-shortcode"><bio-verify subject-id="a&quot;b" name="v" required lang="de"></bio-verify></div><!-- bioid: [bioid]: ignored middleware-url (&lt;bio-verify&gt; takes subject-id, name, required, lang, workstation-id, device-id, timeout-ms, agent-id; the middleware, broker and local service are set in Settings &gt; BioID). -->',
+    );
+    assert.match(await render('[bioid op="nope"]', 'visitor'), /^<!-- bioid: \[bioid\]: op=&quot;nope&quot; is not one of (?:[a-z-]+, )*enroll, enrolled, (?:[a-z-]+, )*verify\. -->$/);
+    assert.match(await render('[bioid op="nope"]', 'author'), /^<span class="bioid-note" role="note">\[bioid\]: op=&quot;nope&quot; is not one of [a-z, -]+\.<\/span>$/);
+  });
+
+  it('issue 16: an administrator saves Settings > BioID; the secret is stored server-side, shown as "Set." and never printed back', async () => {
+    const { page } = await as('admin', '/wp-admin/options-general.php?page=bioid');
+    await page.fill('#bioid-middleware-url', sim.middleware.url);
+    await page.fill('#bioid-integrator-id', CLIENT.clientId);
+    await page.fill('#bioid-issuer-url', sim.idp.baseUrl);
+    await page.fill('#bioid-realm', sim.idp.realm);
+    await page.fill('#bioid-client-id', CLIENT.clientId);
+    await page.fill('#bioid-client-secret', CLIENT.clientSecret);
+    await page.fill('#bioid-local-service-url', sim.localService.url);
+    await page.clickAndWaitForLoad('#submit');
+    const html = await raw(page).content();
+    assert.match(html, /Settings saved/);
+    assert.match(await page.text('.bioid-secret-state'), /Set\./);
+    assert.notInclude(html, CLIENT.clientSecret, 'the settings page never prints the secret');
+    assert.strictEqual(await page.evaluate(() => (document.getElementById('bioid-client-secret') as HTMLInputElement).value), '');
+    assert.strictEqual(await site.php("echo get_option('bioid_client_secret');"), CLIENT.clientSecret);
+    assert.strictEqual(await site.php("global $wpdb; echo $wpdb->get_var(\"SELECT autoload FROM $wpdb->options WHERE option_name = 'bioid_client_secret'\");"), 'no');
+    await shoot(page, 'settings');
+
+    // Saving again with the secret field left empty keeps the secret.
+    await page.fill('#bioid-realm', sim.idp.realm);
+    await page.clickAndWaitForLoad('#submit');
+    assert.strictEqual(await site.php("echo get_option('bioid_client_secret');"), CLIENT.clientSecret);
+  });
+
+  it('issue 16: the token broker (admin-ajax.php?action=bioid_token) follows the broker contract, gated by the WordPress login', async () => {
+    const { context } = await as('visitor', '/');
+    const signedOut = await broker(undefined, { headers: { 'X-CSRF': '1' } });
+    assert.strictEqual(signedOut.status, 401);
+    assert.deepStrictEqual(await signedOut.json(), { error: 'Sign in to obtain a token.', reason: 'no-session' });
+    assert.strictEqual(signedOut.headers.get('cache-control'), 'no-store');
+
+    const crossSite = await broker(undefined, { headers: { 'X-CSRF': '1', 'Sec-Fetch-Site': 'cross-site' } });
+    assert.strictEqual(crossSite.status, 401);
+    assert.strictEqual((await crossSite.json()).reason, 'no-cookie');
+
+    const noCsrf = await broker(context);
+    assert.strictEqual(noCsrf.status, 403);
+    assert.strictEqual((await noCsrf.json()).reason, 'csrf');
+
+    const post = await broker(context, { method: 'POST', headers: { 'X-CSRF': '1' } });
+    assert.strictEqual(post.status, 405);
+    assert.strictEqual(post.headers.get('allow'), 'GET, OPTIONS');
+
+    const before = sim.idp.tokenRequests;
+    const ok = await broker(context, { headers: { 'X-CSRF': '1', Origin: 'https://evil.example' } });
+    assert.strictEqual(ok.status, 200);
+    assert.strictEqual(ok.headers.get('cache-control'), 'no-store');
+    assert.isNull(ok.headers.get('access-control-allow-origin'), 'no grant for another origin');
+    const body = (await ok.json()) as { access_token: string; expires_in: number; middleware_url: string };
+    assert.deepStrictEqual(Object.keys(body).sort(), ['access_token', 'expires_in', 'middleware_url']);
+    assert.isAbove(body.expires_in, 0);
+    assert.strictEqual(body.middleware_url, sim.middleware.url);
+    const again = (await (await broker(context, { headers: { 'X-CSRF': '1' } })).json()) as { access_token: string };
+    assert.strictEqual(again.access_token, body.access_token, 'one cached client token for the site');
+    assert.strictEqual(sim.idp.tokenRequests, before + 1);
+
+    const preflight = await broker(undefined, { method: 'OPTIONS', headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'x-csrf' } });
+    assert.strictEqual(preflight.status, 403);
+    assert.isNull(preflight.headers.get('access-control-allow-origin'));
+    // An origin the site owner allowed (bioid_token_allowed_origins) gets the grant, exactly, with credentials.
+    const allowed = await broker(undefined, { method: 'OPTIONS', headers: { Origin: PORTAL, 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'x-csrf' } });
+    assert.strictEqual(allowed.status, 204);
+    assert.strictEqual(allowed.headers.get('access-control-allow-origin'), PORTAL);
+    assert.match(allowed.headers.get('access-control-allow-headers') ?? '', /X-CSRF/i);
+    const fromPortal = await broker(context, { headers: { 'X-CSRF': '1', Origin: PORTAL } });
+    assert.strictEqual(fromPortal.headers.get('access-control-allow-origin'), PORTAL);
+    assert.strictEqual(fromPortal.headers.get('access-control-allow-credentials'), 'true');
+
+    // The identity provider refuses the exchange: 502 with exactly { error }, nothing of the IdP's answer.
+    await site.php("update_option('bioid_client_secret', 'wrong-secret');");
+    try {
+      const failed = await broker(context, { headers: { 'X-CSRF': '1' } });
+      assert.strictEqual(failed.status, 502);
+      assert.deepStrictEqual(Object.keys(await failed.json()), ['error']);
+    } finally {
+      await site.php(`update_option('bioid_client_secret', ${JSON.stringify(CLIENT.clientSecret)});`);
+    }
+    assert.match(site.debugLog(), /bioid token broker: The identity provider at \S+ refused the exchange with HTTP 401\. Answered 502\./);
+    assert.notInclude(site.debugLog(), 'wrong-secret');
+
+    // bioid-broker check (the contract's own probe), once the package has the bin: signed in, and with the
+    // identity provider refusing.
+    const bin = brokerBin();
+    if (bin) {
+      const cookie = (await context.cookies(site.url)).map((c) => `${c.name}=${c.value}`).join('; ');
+      const check = async (...extra: string[]) => {
+        const run = await new Promise<{ status: number | null; output: string }>((done) => {
+          const child = spawn(process.execPath, [bin, 'check', `${site.url}/wp-admin/admin-ajax.php?action=bioid_token`, '--cookie', cookie, '--origin', PORTAL, ...extra]);
+          let output = '';
+          child.stdout.on('data', (c) => (output += c));
+          child.stderr.on('data', (c) => (output += c));
+          child.on('close', (status) => done({ status, output }));
+        });
+        assert.strictEqual(run.status, 0, `bioid-broker check ${extra.join(' ')} failed:\n${run.output}`);
+        assert.notMatch(run.output, /\bFAIL\b/);
+      };
+      await check();
+      await site.php("update_option('bioid_client_secret', 'wrong-secret');");
+      try {
+        await check('--expect-502');
+      } finally {
+        await site.php(`update_option('bioid_client_secret', ${JSON.stringify(CLIENT.clientSecret)});`);
+      }
+    }
+  });
+
+  it('issue 16: an Author inserts the verify block (subject id typed in the block sidebar) and the shortcode, and publishes; the post keeps them', async () => {
+    assert.strictEqual(await site.php("echo user_can(get_user_by('login', 'author'), 'unfiltered_html') ? 'yes' : 'no';"), 'no', 'WordPress filters the Author\'s HTML');
+    const { page } = await as('author', '/wp-admin/post-new.php');
+    await page.waitForFunction(() => {
+      const wp = (window as unknown as { wp?: any }).wp;
+      return Boolean(wp?.data?.select('core/editor')?.getCurrentPostId() && wp.blocks.getBlockType('bioid/verify'));
+    });
+    const verifyId = await page.evaluate(
+      ({ subject, shortcode, pasted }) => {
+        const wp = (window as unknown as { wp: any }).wp;
+        if (wp.data.select('core/edit-post').isFeatureActive('welcomeGuide')) wp.data.dispatch('core/edit-post').toggleFeature('welcomeGuide');
+        const { createBlock } = wp.blocks;
+        const verify = createBlock('bioid/verify');
+        wp.data.dispatch('core/block-editor').insertBlocks([
+          createBlock('core/paragraph', { content: 'Put your finger on the reader.' }),
+          createBlock('bioid/enroll', { subjectId: subject }),
+          verify,
+          createBlock('core/shortcode', { text: shortcode }),
+          createBlock('core/html', { content: pasted }),
+        ]);
+        wp.data.dispatch('core/editor').editPost({ title: 'Fingerprint check' });
+        wp.data.dispatch('core/block-editor').selectBlock(verify.clientId);
+        wp.data.dispatch('core/edit-post').openGeneralSidebar('edit-post/block');
+        return verify.clientId as string;
+      },
+      { subject: SUBJECT, shortcode: SHORTCODE, pasted: PASTED },
+    );
+    // The sidebar's "Subject id" field, typed into with the keyboard as an editor would.
+    const inputId = await page.waitForFunction(() => {
+      const label = [...document.querySelectorAll('.block-editor-block-inspector label')].find((l) => l.textContent === 'Subject id') as HTMLLabelElement | undefined;
+      return label?.htmlFor && document.getElementById(label.htmlFor) ? label.htmlFor : false;
+    });
+    await raw(page).type(`[id="${String(inputId)}"]`, SUBJECT);
+    const blockTypes = await page.evaluate(() => (window as unknown as { wp: any }).wp.blocks.getBlockTypes().map((t: { name: string }) => t.name).filter((n: string) => n.startsWith('bioid/')).sort());
+    assert.deepStrictEqual(blockTypes, Object.keys(tagsOfBundle()).map((t) => `bioid/${t.slice(4)}`).sort(), 'a block per element of the bundle');
+    const attributes = await page.evaluate((id: string) => (window as unknown as { wp: any }).wp.data.select('core/block-editor').getBlockAttributes(id), verifyId);
+    assert.strictEqual(attributes.subjectId, SUBJECT);
+    await shoot(page, 'editor');
+
+    await page.evaluate(() => {
+      const wp = (window as unknown as { wp: any }).wp;
+      wp.data.dispatch('core/editor').editPost({ status: 'publish' });
+      void wp.data.dispatch('core/editor').savePost();
+    });
+    const postId = await page.waitForFunction(() => {
+      const editor = (window as unknown as { wp: any }).wp.data.select('core/editor');
+      return !editor.isSavingPost() && editor.isCurrentPostPublished() && editor.getCurrentPostId();
+    }, undefined, { timeout: 30_000 });
+    postUrl = await site.php(`echo get_permalink(${Number(postId)});`);
+
+    const stored = await site.php(`echo get_post_field('post_content', ${Number(postId)}, 'raw');`);
+    assert.include(stored, `<!-- wp:bioid/verify {"subjectId":"${SUBJECT}"} /-->`);
+    assert.include(stored, SHORTCODE);
+    assert.include(stored, `<bio-verify class="pasted" subject-id="${SUBJECT}"></bio-verify>`, 'the pasted tag survives, without the site\'s attributes');
+    assert.notInclude(stored, 'evil.example');
+    assert.notInclude(stored, CLIENT.clientSecret, 'the stored post contains no secret');
+  });
+
+  it('issue 16: a signed-in visitor enrolls and reaches a verified match through the block and the shortcode; the server confirms each verification once', async () => {
+    assert.ok(postUrl, 'the Author published the post');
+    const { page } = await as('visitor', new URL(postUrl).pathname + new URL(postUrl).search);
+    await page.waitForFunction(() => ['bio-enroll', 'bio-verify'].every((t) => customElements.get(t)));
+    const html = await raw(page).content();
+    assert.include(html, 'window.BioIDElementsConfig');
+    assert.notInclude(html, CLIENT.clientSecret, 'no page holds the secret');
+    assert.strictEqual(await page.count('bio-verify'), 3, 'block, shortcode and pasted tag');
+    assert.strictEqual(await page.count('script[src*="bioid-elements.js"]'), 1, 'the bundle once');
+    await control('finger', { finger: 'finger-a' });
+
+    const enrolled = await runOperation(page, '.wp-block-bioid-enroll bio-enroll');
+    assert.strictEqual(enrolled.type, 'bio-result', JSON.stringify(enrolled.detail));
+    const block = await runOperation(page, '.wp-block-bioid-verify bio-verify');
+    assert.strictEqual(block.type, 'bio-result', JSON.stringify(block.detail));
+    assert.strictEqual(block.detail.result?.match, true);
+    const shortcode = await runOperation(page, '.bioid-shortcode bio-verify');
+    assert.strictEqual(shortcode.type, 'bio-result', JSON.stringify(shortcode.detail));
+    assert.strictEqual(shortcode.detail.result?.match, true);
+    const pasted = await runOperation(page, 'bio-verify.pasted');
+    assert.strictEqual(pasted.type, 'bio-result', JSON.stringify(pasted.detail));
+    await shoot(page, 'verified');
+
+    const confirm = async (id: unknown, subject: string, via = 'bioid_confirm_verification($id, $subject)') =>
+      JSON.parse(
+        await site.php(
+          `$id = ${JSON.stringify(id)}; $subject = ${JSON.stringify(subject)}; $r = ${via}; echo wp_json_encode(is_wp_error($r) ? array('code' => $r->get_error_code(), 'message' => $r->get_error_message()) : $r);`,
+        ),
+      ) as Record<string, unknown>;
+    const blockId = block.detail.result?.verificationId;
+    const first = await confirm(blockId, SUBJECT);
+    assert.strictEqual(first.match, true, JSON.stringify(first));
+    assert.strictEqual(first.subjectId, SUBJECT);
+    assert.deepInclude(await confirm(blockId, SUBJECT), { code: 'verification-rejected', message: 'Verification rejected: this verification was already used; verify again.' });
+    const shortcodeId = shortcode.detail.result?.verificationId;
+    assert.deepInclude(await confirm(shortcodeId, 'wp-bob'), { code: 'verification-rejected', message: 'Verification rejected: another subject; verify again.' });
+    assert.deepInclude(await confirm('forged-id', SUBJECT), { code: 'verification-rejected', message: 'Verification rejected: unknown id; verify again.' });
+    // Form plugins ask through the filter, which fails closed when the plugin is not active.
+    const viaFilter = await confirm(shortcodeId, SUBJECT, "apply_filters('bioid_confirm_verification', new WP_Error('bioid-inactive', 'not active'), $id, $subject)");
+    assert.strictEqual(viaFilter.match, true, JSON.stringify(viaFilter));
+    // A verification too old for the form's max age is refused.
+    const old = await confirm(pasted.detail.result?.verificationId, SUBJECT, 'bioid_confirm_verification($id, $subject, -60)');
+    assert.strictEqual(old.code, 'verification-rejected');
+  });
+
+  it('issue 16: a signed-out visitor gets session-expired, with a link to WordPress\'s sign-in page that leads back', async () => {
+    assert.ok(postUrl, 'the Author published the post');
+    const { page } = await as(undefined, new URL(postUrl).pathname + new URL(postUrl).search);
+    await page.waitForFunction(() => customElements.get('bio-verify'));
+    const outcome = await runOperation(page, '.wp-block-bioid-verify bio-verify');
+    assert.strictEqual(outcome.type, 'bio-error');
+    assert.strictEqual(outcome.detail.code, 'session-expired');
+    // The sign-in link comes from the page configuration, so pasted tags have it too.
+    const href = await page.attribute('.wp-block-bioid-verify bio-verify >>> a[href]', 'href');
+    assert.match(href ?? '', /\/wp-login\.php\?redirect_to=/);
+    const pasted = await runOperation(page, 'bio-verify.pasted');
+    assert.strictEqual(pasted.detail.code, 'session-expired');
+    assert.match((await page.attribute('bio-verify.pasted >>> a[href]', 'href')) ?? '', /\/wp-login\.php\?redirect_to=/);
+    await shoot(page, 'signed-out');
+  });
+
+  it('issue 16: the plugin logged no PHP warning or notice', async () => {
+    const ours = site
+      .debugLog()
+      .split('\n')
+      .filter((line) => line.includes('/plugins/bioid/'));
+    assert.deepStrictEqual(ours, []);
+  });
+
+  async function control(path: string, body: unknown): Promise<void> {
+    const reply = await fetch(`${sim.localService.url}/sim/${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    if (!reply.ok) throw new Error(`simulator control ${path} answered ${reply.status}`);
+  }
+});
+
+/** The `bioid-broker` bin of this package (package.json "bin", built), or BIOID_BROKER_BIN; undefined before it exists. */
+function brokerBin(): string | undefined {
+  if (process.env.BIOID_BROKER_BIN) return resolve(process.env.BIOID_BROKER_BIN);
+  const pkg = JSON.parse(readFileSync(resolve('package.json'), 'utf8')) as { bin?: string | Record<string, string> };
+  const bin = typeof pkg.bin === 'string' ? pkg.bin : pkg.bin?.['bioid-broker'];
+  return bin && existsSync(resolve(bin)) ? resolve(bin) : undefined;
+}

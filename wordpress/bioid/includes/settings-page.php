@@ -1,0 +1,87 @@
+<?php
+/**
+ * Settings > BioID (capability manage_options). The client secret field is write-only: the page says
+ * whether a secret is set and offers to replace or remove it, but never prints it back.
+ *
+ * @package bioid
+ */
+
+defined( 'ABSPATH' ) || exit;
+
+add_action(
+	'admin_menu',
+	function () {
+		add_options_page( __( 'BioID fingerprint', 'bioid' ), __( 'BioID', 'bioid' ), 'manage_options', 'bioid', 'bioid_render_settings_page' );
+	}
+);
+
+add_filter(
+	'plugin_action_links_' . plugin_basename( BIOID_PLUGIN_FILE ),
+	function ( $links ) {
+		array_unshift( $links, '<a href="' . esc_url( admin_url( 'options-general.php?page=bioid' ) ) . '">' . esc_html__( 'Settings', 'bioid' ) . '</a>' );
+		return $links;
+	}
+);
+
+function bioid_render_settings_page() {
+	if ( ! current_user_can( 'manage_options' ) ) {
+		return;
+	}
+	$settings = bioid_settings();
+	$source   = bioid_client_secret_source();
+	?>
+	<div class="wrap">
+		<h1><?php esc_html_e( 'BioID fingerprint', 'bioid' ); ?></h1>
+		<?php if ( ! bioid_bundle_present() ) : ?>
+			<div class="notice notice-error"><p><?php esc_html_e( 'The element bundle (assets/bioid-elements.js) is missing: install the plugin from the zip that npm run pack:wordpress writes.', 'bioid' ); ?></p></div>
+		<?php endif; ?>
+		<?php settings_errors( BIOID_SETTINGS_OPTION ); ?>
+		<p><?php esc_html_e( 'Where the fingerprint elements on this site send their requests, and the machine identity this site uses to get tokens for signed-in users. Blocks, the [bioid] shortcode and pasted tags all use these settings.', 'bioid' ); ?></p>
+		<form method="post" action="options.php" autocomplete="off">
+			<?php settings_fields( 'bioid' ); ?>
+			<table class="form-table" role="presentation">
+				<?php foreach ( bioid_setting_fields() as $key => $field ) : ?>
+					<?php $id = 'bioid-' . str_replace( '_', '-', $key ); ?>
+					<tr>
+						<th scope="row"><label for="<?php echo esc_attr( $id ); ?>"><?php echo esc_html( $field['label'] ); ?></label></th>
+						<td>
+							<?php if ( 'language' === $key ) : ?>
+								<select id="<?php echo esc_attr( $id ); ?>" name="<?php echo esc_attr( BIOID_SETTINGS_OPTION . '[' . $key . ']' ); ?>">
+									<?php foreach ( BIOID_LANGUAGES as $language ) : ?>
+										<option value="<?php echo esc_attr( $language ); ?>" <?php selected( $settings[ $key ], $language ); ?>><?php echo esc_html( '' === $language ? __( 'The page\'s language', 'bioid' ) : $language ); ?></option>
+									<?php endforeach; ?>
+								</select>
+							<?php else : ?>
+								<input type="<?php echo ! empty( $field['url'] ) ? 'url' : 'text'; ?>" class="regular-text" id="<?php echo esc_attr( $id ); ?>" name="<?php echo esc_attr( BIOID_SETTINGS_OPTION . '[' . $key . ']' ); ?>" value="<?php echo esc_attr( $settings[ $key ] ); ?>">
+							<?php endif; ?>
+							<p class="description"><?php echo esc_html( $field['help'] ); ?></p>
+						</td>
+					</tr>
+					<?php if ( 'client_id' === $key ) : ?>
+						<tr>
+							<th scope="row"><label for="bioid-client-secret"><?php esc_html_e( 'Client secret', 'bioid' ); ?></label></th>
+							<td>
+								<?php if ( 'constant' === $source ) : ?>
+									<p id="bioid-client-secret" class="bioid-secret-state"><strong><?php esc_html_e( 'Set in wp-config.php (BIOID_CLIENT_SECRET).', 'bioid' ); ?></strong></p>
+								<?php else : ?>
+									<input type="password" class="regular-text" id="bioid-client-secret" name="<?php echo esc_attr( BIOID_SECRET_OPTION ); ?>" value="" autocomplete="new-password" placeholder="<?php echo esc_attr( 'option' === $source ? __( 'set: type a new one to replace it', 'bioid' ) : __( 'not set', 'bioid' ) ); ?>">
+									<p class="bioid-secret-state"><strong><?php echo esc_html( 'option' === $source ? __( 'Set.', 'bioid' ) : __( 'Not set.', 'bioid' ) ); ?></strong>
+										<?php esc_html_e( 'Stored on the server only; this page never shows it and no page or browser receives it. Leave the field empty to keep it.', 'bioid' ); ?></p>
+									<?php if ( 'option' === $source ) : ?>
+										<label><input type="checkbox" name="bioid_client_secret_remove" value="1"> <?php esc_html_e( 'Remove the stored secret', 'bioid' ); ?></label>
+									<?php endif; ?>
+									<p class="description"><?php esc_html_e( 'To keep it out of the database, define BIOID_CLIENT_SECRET in wp-config.php instead.', 'bioid' ); ?></p>
+								<?php endif; ?>
+							</td>
+						</tr>
+					<?php endif; ?>
+				<?php endforeach; ?>
+			</table>
+			<?php submit_button(); ?>
+		</form>
+		<h2><?php esc_html_e( 'Token broker', 'bioid' ); ?></h2>
+		<p><?php esc_html_e( 'The elements on this site get their tokens here, with the WordPress login:', 'bioid' ); ?> <code><?php echo esc_html( bioid_token_endpoint_url() ); ?></code></p>
+		<p><?php esc_html_e( 'Check it from a terminal with: npx bioid-broker check <that URL> (signed out it must answer 401).', 'bioid' ); ?></p>
+	</div>
+	<?php
+}
