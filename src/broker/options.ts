@@ -16,6 +16,7 @@ import {
 import { BioIDError } from '../core/errors.js';
 import { tokenEndpoint, type IdpClient } from '../core/exchange.js';
 import type { FetchLike } from '../core/http.js';
+import type { BrokerRefusal } from './refusal.js';
 
 /**
  * What an adapter knows besides the web `Request`: the Node adapter passes the original `req` and `res`,
@@ -65,6 +66,12 @@ export interface TokenBrokerOptions {
    * never sends the token to another origin (product.md 5), so injected markup cannot aim it elsewhere.
    */
   middlewareUrl?: string;
+  /**
+   * Called once per refused request with its reason, status, method and Origin (never a cookie or a token),
+   * for your logs or metrics. Default: a structured log line for a preflight from an origin that is not in
+   * allowedOrigins, which the page itself cannot explain; other refusals are not logged.
+   */
+  onRefusal?: (refusal: BrokerRefusal) => void;
 }
 
 export const DEFAULT_BROKER_TIMEOUT_MS = 10_000;
@@ -82,6 +89,7 @@ export interface ResolvedBrokerOptions {
   timeoutMs: number;
   logger: (message: string) => void;
   middlewareUrl: string | undefined;
+  onRefusal: ((refusal: BrokerRefusal) => void) | undefined;
 }
 
 const WHERE = 'createTokenBroker';
@@ -116,6 +124,7 @@ const OPTIONS = {
   logger: (value: unknown, field: string) =>
     optionalFunction<(message: string) => void>(value, field) ?? ((message: string) => console.warn(message)),
   middlewareUrl: (value: unknown, field: string) => (value === undefined ? undefined : requireHttpUrl(value, field)),
+  onRefusal: optionalFunction<(refusal: BrokerRefusal) => void>,
 };
 const EXCHANGE_OPTIONS = { subjectToken: passThrough, maxCachedUsers: passThrough };
 
@@ -145,6 +154,7 @@ export function resolveBrokerOptions(options: TokenBrokerOptions): ResolvedBroke
     timeoutMs: o.timeoutMs,
     logger: o.logger,
     middlewareUrl: o.middlewareUrl,
+    onRefusal: o.onRefusal,
   };
 }
 
