@@ -4,6 +4,7 @@ export interface Requirement {
   env: string;
   commands?: string[];
   globs?: string[];
+  files?: string[];
   debian: string;
   why: string;
   needed?: (inputs: Inputs) => boolean;
@@ -40,3 +41,4 @@ export declare const firefoxPath: () => string;
 export declare const webkitDriverPath: () => string;
 export declare const miniBrowserPath: () => string;
 export declare const xvfbPath: () => string | undefined;
+export declare const phpPath: () => string;
