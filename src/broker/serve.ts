@@ -7,7 +7,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { requireHttpUrl } from '../core/config.js';
+import { requireEndpointUrl } from '../core/config.js';
 import { BioIDError } from '../core/errors.js';
 import { brokerOptionsFromEnv, type EnvLike } from './env.js';
 import { forwardAuth, type ForwardAuthGate } from './forward-auth.js';
@@ -55,7 +55,8 @@ export async function serve({ env, write = (line) => process.stdout.write(`${lin
   if (!check) {
     throw new BioIDError('config', `${where}: environment variable ${SERVE_ENV.sessionCheckUrl} is not set: the URL of your backend's session check (GET with the user's Cookie; 2xx = signed in).`);
   }
-  const sessionCheckUrl = requireHttpUrl(check, SERVE_ENV.sessionCheckUrl);
+  // A query is allowed (`/wp-admin/admin-ajax.php?action=session_check`).
+  const sessionCheckUrl = requireEndpointUrl(check, SERVE_ENV.sessionCheckUrl);
   const port = readPort(read(SERVE_ENV.port));
   const host = read(SERVE_ENV.host) ?? DEFAULT_HOST;
   const exchange = readSwitch(read(SERVE_ENV.tokenExchange), SERVE_ENV.tokenExchange);
@@ -103,8 +104,12 @@ export async function serve({ env, write = (line) => process.stdout.write(`${lin
       emit('info', { event: 'stopping' });
       const force = setTimeout(() => server.closeAllConnections(), DRAIN_MS);
       force.unref();
+      // A keep-alive connection whose request finishes after the stop began turns idle only then.
+      const idle = setInterval(() => server.closeIdleConnections(), 50);
+      idle.unref();
       server.close(() => {
         clearTimeout(force);
+        clearInterval(idle);
         emit('info', { event: 'stopped' });
         resolve();
       });
