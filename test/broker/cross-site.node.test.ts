@@ -5,8 +5,7 @@
  */
 import { assert } from 'chai';
 import { startIdp, type RunningIdp } from '../../demo/sim/idp.js';
-import { toNodeHandler, type TokenBrokerOptions } from '../../src/broker/index.js';
-import type { BrokerRefusal } from '../../src/broker/refusal.js';
+import { toNodeHandler, type BrokerRefusal, type TokenBrokerOptions } from '../../src/broker/index.js';
 import { APP_ORIGIN, CLIENT, brokerAgainst, brokerRequest, readJson, startServer } from './support.js';
 
 let idp: RunningIdp;
