@@ -1,7 +1,7 @@
 // A server of the broker section, in its own process so the load generator (autocannon, in the bench
 // process) does not share its event loop. Modes:
 //  `broker`: the reference broker through toNodeHandler (the Express / node:http adapter), in front of
-//            the real IdP of demo/sim/idp.ts;
+//            the real IdP of simulator/src/idp.ts;
 //  `sidecar`: the adapter of `bioid-broker serve` (lightweight request and response, a web Request built
 //            only if read), with an authorize that answers at once;
 //  `forward-auth`: `bioid-broker serve` itself, its gate asking a session check (BENCH_SESSION_CHECK_URL);
@@ -17,7 +17,7 @@ let idp;
 let running;
 
 async function startBenchIdp() {
-  const { startIdp } = await import('../demo/sim/idp.ts');
+  const { startIdp } = await import('../simulator/src/idp.ts');
   idp = await startIdp({ clients: [CLIENT], port: 0 });
   return { issuerUrl: idp.baseUrl, realm: idp.realm, ...CLIENT };
 }

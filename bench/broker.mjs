@@ -1,5 +1,5 @@
 // Section 3: the reference broker.
-//  a) 1000 concurrent cold requests (empty cache) → exchanges seen by the real IdP (demo/sim/idp.ts);
+//  a) 1000 concurrent cold requests (empty cache) → exchanges seen by the real IdP (simulator/src/idp.ts);
 //  b) cached-path requests per second: autocannon against the broker through toNodeHandler, against the
 //     sidecar's adapter (`bioid-broker serve`, authorize answering at once) and against a bare node:http
 //     handler answering the same JSON, each in its own child process, 5 s per run, run twice in turn;
@@ -18,7 +18,7 @@ const DURATION_S = 5;
 const CONNECTIONS = 50;
 
 async function coldRequests() {
-  const { startIdp } = await import('../demo/sim/idp.ts');
+  const { startIdp } = await import('../simulator/src/idp.ts');
   const { createTokenBroker, toNodeHandler } = await import('../src/broker/index.ts');
   const idp = await startIdp({ clients: [{ clientId: 'bench', clientSecret: 'bench-secret' }], port: 0 });
   const server = createServer(
@@ -198,7 +198,7 @@ export async function runBroker({ root, log }) {
   return {
     rows,
     methods: [
-      `Broker: a) createTokenBroker through toNodeHandler on node:http (127.0.0.1, port 0) in front of the real IdP of demo/sim/idp.ts (oidc-provider); 1000 fetches sent at once with an empty cache; the IdP's token-endpoint request counter is read before and after. b) The broker (cache filled by one request) and a bare node:http handler answering the broker's JSON with the same headers each run in a child process; autocannon (${CONNECTIONS} connections, ${DURATION_S} s) in the bench process, one unmeasured warm-up run each, then broker, sidecar, bare, bare, sidecar, broker; the ratios of the medians of 2xx requests per second. The sidecar is the adapter of bioid-broker serve (src/broker/node.ts nodeBroker, 'on-first-read': no web Request or Response is built on the cached path) with an authorize that answers at once. On a 2-core machine the load generator takes one core, so all servers are measured under the same limit. c) Forward-auth, apart: bioid-broker serve (src/broker/serve.ts) with each request's Cookie sent to a bare node:http session check (204) in a third process; its req/s against the sidecar's gives the cost of that round trip.`,
+      `Broker: a) createTokenBroker through toNodeHandler on node:http (127.0.0.1, port 0) in front of the real IdP of simulator/src/idp.ts (oidc-provider); 1000 fetches sent at once with an empty cache; the IdP's token-endpoint request counter is read before and after. b) The broker (cache filled by one request) and a bare node:http handler answering the broker's JSON with the same headers each run in a child process; autocannon (${CONNECTIONS} connections, ${DURATION_S} s) in the bench process, one unmeasured warm-up run each, then broker, sidecar, bare, bare, sidecar, broker; the ratios of the medians of 2xx requests per second. The sidecar is the adapter of bioid-broker serve (src/broker/node.ts nodeBroker, 'on-first-read': no web Request or Response is built on the cached path) with an authorize that answers at once. On a 2-core machine the load generator takes one core, so all servers are measured under the same limit. c) Forward-auth, apart: bioid-broker serve (src/broker/serve.ts) with each request's Cookie sent to a bare node:http session check (204) in a third process; its req/s against the sidecar's gives the cost of that round trip.`,
     ],
   };
 }

@@ -12,7 +12,7 @@ async function main(): Promise<void> {
     return;
   }
   const config = readConfig(process.argv.slice(2), process.env);
-  const world = await startWorld(config, true);
+  const world = await startWorld(config);
   closeOnSignals(() => world.stop());
   // Only the printed demo defaults are shown; a secret or password from the environment never is.
   const secret = config.defaulted.has('clientSecret') ? `"${config.clientSecret}" (demo default; set BIOID_CLIENT_SECRET)` : '(from BIOID_CLIENT_SECRET, not shown)';

@@ -19,6 +19,8 @@ export function elementAttributes(ctx: PageContext, pin?: { workstationId: strin
     ['middleware-url', ctx.middlewareUrl],
     ['token-endpoint', '/token'],
     ['integrator-id', ctx.integratorId],
+    // A session that ends while the page is open gets a sign-in link that comes back here (return_to).
+    ['login-url', '/signin'],
   ];
   if (pin) attributes.push(['workstation-id', pin.workstationId], ['device-id', pin.deviceId]);
   else attributes.push(['local-service-url', ctx.localServiceUrl]);
@@ -30,6 +32,7 @@ export const PAGES = [
   { path: '/jquery', title: 'Legacy jQuery', summary: 'jQuery from npm with delegated $(document).on(\'bio-result\', …) handlers, as in an older app.' },
   { path: '/form', title: 'Server-rendered form', summary: 'A classic form with <bio-verify name="verification" required>; the server confirms the verification with the middleware before accepting.' },
   { path: '/kiosk/', title: 'Kiosk', summary: 'Pinned workstation and device (no local service polling), offline-ready through a service worker that never caches tokens or API replies.' },
+  { path: '/diagnostics', title: 'Diagnostics', summary: '<bio-diagnostics>: the page support staff ask a user to open (local service, test capture, token broker, middleware, versions) and a report to copy.' },
 ] as const;
 
 interface LayoutOptions {
@@ -170,6 +173,18 @@ export function kioskPage(ctx: PageContext, pin: { workstationId: string; device
 A service worker keeps this page and the element bundle available on a flaky network; tokens and API answers are never cached.</p>
 <p id="sw-state" role="status">Service worker: registering…</p>
 ${allElements(attrs, 'ops kiosk')}`,
+  });
+}
+
+export function diagnosticsPage(ctx: PageContext): string {
+  return layout({
+    title: 'Diagnostics',
+    ctx,
+    simulatorControls: true,
+    scripts: ['/demo-assets/common.js'],
+    body: `<p>One tag with the same attributes as the others. Unplug the reader, take the workstation offline or sign out in another tab, then reload:
+each row says what is wrong. "Copy report" copies a plain-text report for support, which never holds a token.</p>
+<bio-diagnostics ${elementAttributes(ctx)}></bio-diagnostics>`,
   });
 }
 

@@ -1,14 +1,14 @@
 /**
- * One part of the simulated world as a process of its own (`npm start` and `npm run simulate` start one
+ * One part of the simulated world (simulator/src) or the demo app as a process of its own (`npm start` starts one
  * per part): `node --import tsx demo/part.ts <idp|local-service|middleware|app>`, configured by the JSON
  * in the environment variable BIOID_PART (environment, not argv: the demo client secret must not show in
  * process listings). Prints one line `PART_READY <json>` with its address when it listens, and closes on
  * SIGINT/SIGTERM or when its supervisor goes away (the IPC channel closes), so no part is left orphaned.
  */
 import type { DemoServerOptions } from './server.js';
-import type { StartIdpOptions } from './sim/idp.js';
-import type { LocalServiceOptions } from './sim/local-service.js';
-import type { MiddlewareOptions } from './sim/middleware.js';
+import type { StartIdpOptions } from '../simulator/src/idp.js';
+import type { LocalServiceOptions } from '../simulator/src/local-service.js';
+import type { MiddlewareOptions } from '../simulator/src/middleware.js';
 
 export interface PartConfigs {
   idp: StartIdpOptions;
@@ -22,18 +22,18 @@ export type PartName = keyof PartConfigs;
 async function start(name: PartName, config: unknown): Promise<{ info: Record<string, unknown>; close(): Promise<void> }> {
   switch (name) {
     case 'idp': {
-      const { startIdp } = await import('./sim/idp.js');
+      const { startIdp } = await import('../simulator/src/idp.js');
       const idp = await startIdp(config as StartIdpOptions);
       const { baseUrl, realm, issuer, tokenEndpoint, jwksUri, audience } = idp;
       return { info: { url: baseUrl, baseUrl, realm, issuer, tokenEndpoint, jwksUri, audience }, close: () => idp.close() };
     }
     case 'local-service': {
-      const { startLocalService } = await import('./sim/local-service.js');
+      const { startLocalService } = await import('../simulator/src/local-service.js');
       const service = await startLocalService(config as LocalServiceOptions);
       return { info: { url: service.url }, close: () => service.close() };
     }
     case 'middleware': {
-      const { startMiddleware } = await import('./sim/middleware.js');
+      const { startMiddleware } = await import('../simulator/src/middleware.js');
       const middleware = await startMiddleware(config as MiddlewareOptions);
       return { info: { url: middleware.url }, close: () => middleware.close() };
     }

@@ -1,6 +1,7 @@
 /**
- * Starts the parts of the simulated world as separate processes (demo/part.ts), in dependency order,
- * and stops them all, last started first. Used by `npm start` (demo/main.ts) and `npm run simulate`.
+ * Starts the parts of the simulated world (simulator/src) and the demo app as separate processes
+ * (demo/part.ts), in dependency order, and stops them all, last started first. Used by `npm start`
+ * (demo/main.ts); `bioid-simulator` (`npm run simulate`) runs the simulator's parts in one process.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';
@@ -8,7 +9,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { DemoConfig } from './config.js';
 import type { PartConfigs, PartName } from './part.js';
-import { DEFAULT_DEVICE_ID, DEFAULT_WORKSTATION_ID } from './sim/workstation.js';
+import { DEFAULT_DEVICE_ID, DEFAULT_WORKSTATION_ID } from '../simulator/src/workstation.js';
 
 const PART_ENTRY = join(dirname(fileURLToPath(import.meta.url)), 'part.ts');
 const HOST = '127.0.0.1';
@@ -25,7 +26,7 @@ export interface World {
   localServiceUrl: string;
   workstationId: string;
   deviceId: string;
-  appUrl?: string;
+  appUrl: string;
   stop(): Promise<void>;
 }
 
@@ -58,8 +59,8 @@ function stopPart(part: RunningPart): Promise<void> {
   });
 }
 
-/** IdP, local service (the workstation), middleware, and with `withApp` the demo app: four processes. */
-export async function startWorld(config: DemoConfig, withApp: boolean): Promise<World> {
+/** IdP, local service (the workstation), middleware and the demo app: four processes. */
+export async function startWorld(config: DemoConfig): Promise<World> {
   const started: RunningPart[] = [];
   const stop = async () => {
     for (const part of [...started].reverse()) await stopPart(part);
@@ -91,31 +92,27 @@ export async function startWorld(config: DemoConfig, withApp: boolean): Promise<
       workstations: { [workstationId]: local.info.url! },
     });
     started.push(middleware);
-    let appUrl: string | undefined;
-    if (withApp) {
-      const app = await startPart('app', {
-        host: HOST,
-        port: config.demoPort,
-        issuerUrl: idp.info.baseUrl!,
-        realm: idp.info.realm!,
-        clientId: config.clientId,
-        clientSecret: config.clientSecret,
-        integratorId: config.clientId,
-        middlewareUrl: middleware.info.url!,
-        localServiceUrl: local.info.url!,
-        kiosk: { workstationId, deviceId },
-        user: { username: config.username, password: config.password },
-      });
-      started.push(app);
-      appUrl = app.info.url;
-    }
+    const app = await startPart('app', {
+      host: HOST,
+      port: config.demoPort,
+      issuerUrl: idp.info.baseUrl!,
+      realm: idp.info.realm!,
+      clientId: config.clientId,
+      clientSecret: config.clientSecret,
+      integratorId: config.clientId,
+      middlewareUrl: middleware.info.url!,
+      localServiceUrl: local.info.url!,
+      kiosk: { workstationId, deviceId },
+      user: { username: config.username, password: config.password },
+    });
+    started.push(app);
     return {
       idp: { baseUrl: idp.info.baseUrl!, realm: idp.info.realm!, tokenEndpoint: idp.info.tokenEndpoint! },
       middlewareUrl: middleware.info.url!,
       localServiceUrl: local.info.url!,
       workstationId,
       deviceId,
-      ...(appUrl ? { appUrl } : {}),
+      appUrl: app.info.url!,
       stop,
     };
   } catch (error) {

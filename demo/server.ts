@@ -1,7 +1,7 @@
 /**
  * The demo app (Express 5): sign-in with a real session, the session-gated token broker (the project's
  * own `createTokenBroker` through its Node adapter), and one page per integration style. It plays the
- * integrator's web application; the simulator (demo/sim) plays the operator's side.
+ * integrator's web application; the simulator (simulator/src) plays the operator's side.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
@@ -12,6 +12,7 @@ import { expressTokenBroker } from '../src/broker/index.js';
 import { kioskServiceWorkerScript } from '../src/sw/kiosk-worker.js';
 import { VerificationConfirmer } from './confirm.js';
 import {
+  diagnosticsPage,
   formPage,
   jqueryPage,
   KIOSK_IMPORT_MAP,
@@ -22,7 +23,7 @@ import {
   type PageContext,
 } from './pages.js';
 import { clearedSessionCookie, sameSecret, sessionCookie, SessionStore, type Session } from './sessions.js';
-import { closeServer, listen } from './sim/http-util.js';
+import { closeServer, listen } from '../simulator/src/http-util.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -162,7 +163,12 @@ export function createDemoApp(options: DemoServerOptions, origin: () => string) 
 
   // --- sign-in ---
   const safeNext = (value: unknown) => (typeof value === 'string' && /^\/(?!\/)[^\s\\]*$/.test(value) ? value : '/');
-  app.get('/signin', (req, res) => html(res, signInPage({ next: safeNext(req.query.next) })));
+  // login-url's return_to is the full address of the page the link was on: only a path of this origin is followed.
+  const returnTo = (value: unknown) => {
+    const url = typeof value === 'string' && URL.canParse(value) ? new URL(value) : undefined;
+    return url?.origin === origin() ? `${url.pathname}${url.search}` : undefined;
+  };
+  app.get('/signin', (req, res) => html(res, signInPage({ next: safeNext(req.query.next ?? returnTo(req.query.return_to)) })));
   app.post('/signin', sameOriginPost, (req, res) => {
     const { username, password, next } = (req.body ?? {}) as Record<string, unknown>;
     const ok = sameSecret(username, options.user.username) && sameSecret(password, options.user.password);
@@ -197,6 +203,7 @@ export function createDemoApp(options: DemoServerOptions, origin: () => string) 
   app.get('/plain', signedIn, (_req, res) => html(res, plainPage(pageContext(session(res)))));
   app.get('/jquery', signedIn, (_req, res) => html(res, jqueryPage(pageContext(session(res)))));
   app.get('/form', signedIn, (_req, res) => html(res, formPage(pageContext(session(res)))));
+  app.get('/diagnostics', signedIn, (_req, res) => html(res, diagnosticsPage(pageContext(session(res)))));
   app.post('/form', sameOriginPost, signedIn, async (req, res) => {
     const { subject, verification, amount } = (req.body ?? {}) as Record<string, unknown>;
     const confirmation = await confirmer.confirm(verification, subject).catch((error: unknown) => ({

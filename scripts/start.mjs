@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // `npm start`: builds the package when dist/ is missing or older than src/, then runs the demo
-// (demo/main.ts: IdP, simulated middleware, simulated workstation + local service, demo app) in a child
-// process and stops it on Ctrl-C / SIGTERM. `npm run simulate` passes --simulate: the simulator only.
-// Flags after `--` go to the demo (`npm start -- --help`). BIOID_SKIP_BUILD=1 skips the build check.
+// (demo/main.ts: the simulator's IdP, middleware and workstation + local service from simulator/src, and
+// the demo app) in a child process and stops it on Ctrl-C / SIGTERM. `npm run simulate` passes
+// --simulate: the `bioid-simulator` command from its sources (simulator/src/cli.ts), without the demo.
+// Flags after `--` go to the demo or the simulator (`npm start -- --help`). BIOID_SKIP_BUILD=1 skips the
+// build check.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -41,7 +43,7 @@ function buildIfNeeded() {
 
 buildIfNeeded();
 
-const entry = join(root, 'demo', simulateOnly ? 'simulate.ts' : 'main.ts');
+const entry = simulateOnly ? join(root, 'simulator', 'src', 'cli.ts') : join(root, 'demo', 'main.ts');
 const child = spawn(process.execPath, ['--import', 'tsx', entry, ...forwarded], {
   cwd: root,
   stdio: 'inherit',

@@ -114,6 +114,7 @@ export function createBrokerCore(options: TokenBrokerOptions): BrokerCore {
     ? new UserTokens(
         (subjectToken): Promise<IssuedToken> => exchangeToken(endpoint, tokenExchangeForm(client, subjectToken), exchangeOptions),
         exchange.maxCachedUsers,
+        exchange.maxReuseMs,
       )
     : undefined;
 
@@ -201,8 +202,9 @@ function describeExchangeError(error: unknown): string {
         ? `the identity provider refused it with HTTP ${error.status}`
         : `the identity provider answered HTTP ${error.status ?? '?'} without a valid { access_token, expires_in }`;
     }
-    // timeout / network / config messages name the endpoint and a system error code, nothing received.
-    if (error.code === 'timeout' || error.code === 'network') return error.message;
+    // timeout / network messages name the endpoint and a system error code, bad-response ones the endpoint
+    // and a redirect or the body limit: nothing received.
+    if (error.code === 'timeout' || error.code === 'network' || error.code === 'bad-response') return error.message;
     return `${error.code} error`;
   }
   return `unexpected ${error instanceof Error ? error.name : typeof error}`;

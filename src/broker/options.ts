@@ -4,17 +4,19 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
+  isLoopback,
   millisecondsOr,
   optionalFunction,
   optionalString,
   passThrough,
   readOptions,
   realmOf,
-  requireHttpUrl,
+  requireSecureUrl,
   requireString,
 } from '../core/config.js';
 import { BioIDError } from '../core/errors.js';
 import { tokenEndpoint, type IdpClient } from '../core/exchange.js';
+import { DEFAULT_MAX_REUSE_MS } from './user-tokens.js';
 import type { FetchLike } from '../core/http.js';
 import type { BrokerRefusal } from './refusal.js';
 
@@ -35,6 +37,12 @@ export interface TokenExchangeOptions {
   subjectToken(request: Request, context: BrokerContext): string | undefined | null | Promise<string | undefined | null>;
   /** Most end users whose middleware tokens are cached at once; default 10000. */
   maxCachedUsers?: number;
+  /**
+   * Longest time one user's middleware token is served from the cache (and the most expires_in says),
+   * default 60000: after it the subject token is exchanged again, so the identity provider's refusal of a
+   * revoked user takes effect within this bound.
+   */
+  maxReuseMs?: number;
 }
 
 export interface TokenBrokerOptions {
@@ -98,7 +106,7 @@ const configError = (message: string) => new BioIDError('config', `${WHERE}: ${m
 
 /** Every option, its check and its default: the one list of the broker's option names. */
 const OPTIONS = {
-  issuerUrl: requireHttpUrl,
+  issuerUrl: requireSecureUrl,
   realm: optionalString,
   clientId: (value: unknown, field: string) => requireString(value, field),
   clientSecret: (value: unknown, field: string) =>
@@ -123,10 +131,10 @@ const OPTIONS = {
   timeoutMs: millisecondsOr(DEFAULT_BROKER_TIMEOUT_MS),
   logger: (value: unknown, field: string) =>
     optionalFunction<(message: string) => void>(value, field) ?? ((message: string) => console.warn(message)),
-  middlewareUrl: (value: unknown, field: string) => (value === undefined ? undefined : requireHttpUrl(value, field)),
+  middlewareUrl: (value: unknown, field: string) => (value === undefined ? undefined : requireSecureUrl(value, field)),
   onRefusal: optionalFunction<(refusal: BrokerRefusal) => void>,
 };
-const EXCHANGE_OPTIONS = { subjectToken: passThrough, maxCachedUsers: passThrough };
+const EXCHANGE_OPTIONS = { subjectToken: passThrough, maxCachedUsers: passThrough, maxReuseMs: millisecondsOr(DEFAULT_MAX_REUSE_MS) };
 
 export function resolveBrokerOptions(options: TokenBrokerOptions): ResolvedBrokerOptions {
   const o = readOptions(options, OPTIONS, `${WHERE}(options)`, `${WHERE}: `);
@@ -160,7 +168,7 @@ export function resolveBrokerOptions(options: TokenBrokerOptions): ResolvedBroke
 
 function readTokenExchange(value: unknown): Required<TokenExchangeOptions> | undefined {
   if (value === undefined) return undefined;
-  const t = readOptions(value, EXCHANGE_OPTIONS, `${WHERE}: tokenExchange`);
+  const t = readOptions(value, EXCHANGE_OPTIONS, `${WHERE}: tokenExchange`, `${WHERE}: tokenExchange.`);
   if (typeof t.subjectToken !== 'function') {
     throw configError('tokenExchange.subjectToken is required: a function (request, context) returning the end user\'s access token from your identity provider.');
   }
@@ -168,7 +176,7 @@ function readTokenExchange(value: unknown): Required<TokenExchangeOptions> | und
   if (typeof max !== 'number' || !Number.isInteger(max) || max < 1) {
     throw configError('tokenExchange.maxCachedUsers must be a positive whole number.');
   }
-  return { subjectToken: t.subjectToken as TokenExchangeOptions['subjectToken'], maxCachedUsers: max };
+  return { subjectToken: t.subjectToken as TokenExchangeOptions['subjectToken'], maxCachedUsers: max, maxReuseMs: t.maxReuseMs };
 }
 
 /** Exact origins, normalised as browsers send them in the Origin header (scheme://host[:port]). */
@@ -205,5 +213,3 @@ function readOrigins(value: unknown): ReadonlySet<string> {
   }
   return origins;
 }
-
-const isLoopback = (hostname: string) => hostname === 'localhost' || hostname === '[::1]' || /^127(\.\d{1,3}){3}$/.test(hostname);

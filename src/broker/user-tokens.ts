@@ -7,8 +7,17 @@
  *  - the raw subject token is held only while its exchange is in flight, then dropped;
  *  - expired entries are swept, and at most `maxEntries` users are cached (oldest evicted first), so a
  *    stream of distinct users cannot grow the map without limit.
+ *
+ * Revocation bounds (issue 12, item 6): the identity provider decides again at least every `maxReuseMs`
+ *  - a cached token is served for at most `maxReuseMs` after its exchange (default 60 s), and the answer's
+ *    expires_in says so, so the browser comes back too; the next request exchanges the subject token
+ *    again, and a refusal serves nothing and drops the entry;
+ *  - when a user's subject token changes (an exchange of a new one issues a token for the same `sub`), the
+ *    entries of that user's earlier subject tokens are dropped at once.
  */
 import { TokenCache, type IssuedToken } from '../core/token-cache.js';
+
+export const DEFAULT_MAX_REUSE_MS = 60_000;
 
 /** One end user's cache. */
 class Entry {
@@ -17,6 +26,8 @@ class Entry {
   subjectToken: string | undefined;
   /** Requests currently waiting on this entry; a busy entry is never evicted. */
   busy = 0;
+  /** The end user (`sub`) the identity provider issued this entry's token for, when its tokens name one. */
+  user: string | undefined;
 
   constructor(exchange: (subjectToken: string) => Promise<IssuedToken>) {
     this.cache = new TokenCache(() => {
@@ -41,6 +52,7 @@ export class UserTokens {
   constructor(
     private readonly exchange: (subjectToken: string) => Promise<IssuedToken>,
     private readonly maxEntries: number,
+    private readonly maxReuseMs = DEFAULT_MAX_REUSE_MS,
   ) {}
 
   get size(): number {
@@ -52,7 +64,7 @@ export class UserTokens {
     let entry = this.entries.get(key);
     if (!entry) {
       this.makeRoom();
-      entry = new Entry(this.exchange);
+      entry = this.newEntry(key);
       this.entries.set(key, entry);
     }
     // Same hash, same token: safe to (re)arm the exchange with it.
@@ -71,6 +83,28 @@ export class UserTokens {
     }
   }
 
+  /** An entry whose exchanges are reused for `maxReuseMs` at most and retire the user's earlier entries. */
+  private newEntry(key: string): Entry {
+    const entry = new Entry(async (subjectToken) => {
+      const issued = await this.exchange(subjectToken);
+      entry.user = userOf(issued.accessToken);
+      // An entry already retired (a newer subject token won meanwhile) retires nothing.
+      if (entry.user !== undefined && this.entries.get(key) === entry) this.retireOthers(key, entry.user);
+      return { accessToken: issued.accessToken, expiresIn: Math.min(issued.expiresIn ?? Infinity, this.maxReuseMs / 1000) };
+    });
+    return entry;
+  }
+
+  /** The user's subject token changed: tokens cached for the earlier ones are never served again. */
+  private retireOthers(key: string, user: string): void {
+    for (const [other, entry] of this.entries) {
+      if (other !== key && entry.user === user) {
+        entry.cache.clear();
+        this.entries.delete(other);
+      }
+    }
+  }
+
   /** Drops expired entries; if still full, the oldest idle ones (Map order is insertion order). */
   private makeRoom(): void {
     this.sweepExpired();
@@ -85,6 +119,20 @@ export class UserTokens {
     for (const [key, entry] of this.entries) {
       if (entry.busy === 0 && !(entry.cache.remainingSeconds()! > 0)) this.entries.delete(key);
     }
+  }
+}
+
+/**
+ * The `sub` of a JWT access token, or undefined for an opaque one. Read without verification: the token
+ * comes straight from the identity provider's answer to our own exchange, and RFC 8693 names the end
+ * user as its `sub` (the acting client goes into `act`).
+ */
+function userOf(accessToken: string): string | undefined {
+  try {
+    const payload = JSON.parse(atob(accessToken.split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/'))) as { sub?: unknown };
+    return typeof payload.sub === 'string' && payload.sub !== '' ? payload.sub : undefined;
+  } catch {
+    return undefined;
   }
 }
 

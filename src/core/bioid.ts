@@ -12,8 +12,8 @@ import {
   passThrough,
   readOptions,
   readPin,
-  requireHttpUrl,
   requireObject,
+  requireSecureUrl,
   requireString,
   type BioIDConfig,
   type IdpClientCredentialsAuth,
@@ -25,7 +25,7 @@ import { newReader, type FingerprintReader } from './reader.js';
 
 /** Spec 2.1, one table: each option's check and default. `auth` and the pin are read apart. */
 const CONFIG_OPTIONS = {
-  middlewareUrl: requireHttpUrl,
+  middlewareUrl: requireSecureUrl,
   auth: passThrough,
   integratorId: optionalString,
   readerServiceUrl: httpUrlOr(DEFAULT_READER_SERVICE_URL),
@@ -43,7 +43,7 @@ const IDP_OPTIONS = {
         `${field} is required: the operator's default identity issuer is not published. Pass the identity provider's address (for example https://idp.example.com, or https://idp.example.com/realms/<realm>).`,
       );
     }
-    return requireHttpUrl(value, field);
+    return requireSecureUrl(value, field);
   },
   realm: optionalString,
   audience: optionalString,

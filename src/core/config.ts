@@ -146,10 +146,24 @@ export function optionalString(value: unknown, field: string): string | undefine
   return requireString(value, field);
 }
 
-/** An absolute http(s) URL, returned without a trailing slash so paths join predictably. */
-export function requireHttpUrl(value: unknown, field: string): string {
-  return absoluteHttpUrl(value, field, false).href.replace(/\/+$/, '');
+/**
+ * An absolute http(s) URL, returned without a trailing slash so paths join predictably. `secure`: the
+ * address of a party that receives a token or the client secret (the middleware, the identity provider),
+ * so https, or plain http on loopback only, where nothing crosses a network (issue 12, item 2).
+ */
+export function requireHttpUrl(value: unknown, field: string, secure = false): string {
+  const url = absoluteHttpUrl(value, field, false);
+  if (secure && url.protocol === 'http:' && !isLoopback(url.hostname)) {
+    throw configError(`${field} must be an https URL (http on loopback only).`);
+  }
+  return url.href.replace(/\/+$/, '');
 }
+
+/** `requireHttpUrl` for the middleware and the identity provider: https unless loopback. */
+export const requireSecureUrl: Check<string> = (value, field) => requireHttpUrl(value, field, true);
+
+/** Loopback hosts, where plain http never leaves the machine. */
+export const isLoopback = (hostname: string): boolean => /^(localhost|\[::1\]|127(\.\d+){3})$/.test(hostname);
 
 /** An absolute http(s) endpoint, called as given: a query is allowed (`/wp-admin/admin-ajax.php?action=…`). */
 export function requireEndpointUrl(value: unknown, field: string): string {

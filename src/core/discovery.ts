@@ -36,6 +36,9 @@ export interface TestCaptureResult {
 
 const PEER = 'the local hardware service';
 
+/** A test capture answers with its image (product.md 3), so it may be larger than other answers. */
+export const MAX_CAPTURE_BYTES = 8 << 20;
+
 export const unreachableAdvice =
   'Start the companion application on this workstation, allow the browser\'s local network access prompt if one appeared, or pin workstationId and deviceId.';
 
@@ -62,7 +65,7 @@ export function pickTarget(status: LocalStatus, localServiceUrl: string): { work
 }
 
 export async function testCapture(ctx: LocalServiceContext, deviceId: string, signal?: AbortSignal): Promise<TestCaptureResult> {
-  const reply = await callLocalService(ctx, { path: 'test-capture', method: 'POST', body: { deviceId }, signal });
+  const reply = await callLocalService(ctx, { path: 'test-capture', method: 'POST', body: { deviceId }, signal, maxBytes: MAX_CAPTURE_BYTES });
   const body = reply.json as Record<string, unknown> | undefined;
   if (!body || typeof body !== 'object' || Array.isArray(body)) throw malformed(reply, 'expected a JSON object');
   // The image is shown on the page: only an image data URL is taken.
@@ -74,14 +77,14 @@ export async function testCapture(ctx: LocalServiceContext, deviceId: string, si
 
 async function callLocalService(
   ctx: LocalServiceContext,
-  call: { path: string; method: 'GET' | 'POST'; body?: unknown; signal?: AbortSignal | undefined },
+  call: { path: string; method: 'GET' | 'POST'; body?: unknown; signal?: AbortSignal | undefined; maxBytes?: number },
 ): Promise<Reply> {
   const url = joinPath(ctx.localServiceUrl, call.path);
   let reply: Reply;
   try {
     reply = await send(
-      { url, method: call.method, body: call.body, headers: { Accept: 'application/json' } },
-      { fetchImpl: ctx.fetchImpl, timeoutMs: ctx.timeoutMs, signal: call.signal, peer: PEER },
+      { url, method: call.method, body: call.body, headers: { Accept: 'application/json' }, maxBytes: call.maxBytes },
+      { fetchImpl: ctx.fetchImpl, timeoutMs: ctx.timeoutMs, signal: call.signal, peer: PEER, badAnswerCode: 'local-service' },
     );
   } catch (error) {
     if (error instanceof BioIDError && (error.code === 'network' || error.code === 'timeout')) {

@@ -1,9 +1,10 @@
 /**
  * The one network path of the SDK. Every call (middleware, local service, IdP, broker) goes through
  * `send`: the platform fetch read lazily, the whole exchange (headers and body) bounded by `timeoutMs`,
- * the caller's AbortSignal honoured, and every failure mapped to a `BioIDError` that names the URL.
+ * every body by `MAX_BODY_BYTES`, the caller's AbortSignal honoured, and every failure mapped to a
+ * `BioIDError` that names the URL.
  */
-import { BioIDError, scrubServerText } from './errors.js';
+import { BioIDError, scrubServerText, type BioIDErrorCode } from './errors.js';
 
 export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
 
@@ -14,6 +15,8 @@ export interface SendOptions {
   signal?: AbortSignal | undefined;
   /** Who is being called, for messages: "the middleware", "the local hardware service", … */
   peer: string;
+  /** The code of a wrong answer (a body over the limit, a redirect); default `bad-response`. */
+  badAnswerCode?: BioIDErrorCode;
 }
 
 export interface SendRequest {
@@ -29,7 +32,12 @@ export interface SendRequest {
    * (the broker client reads a redirect as "signed out").
    */
   redirectIsReply?: boolean;
+  /** Most bytes of body read; default `MAX_BODY_BYTES`. */
+  maxBytes?: number;
 }
+
+/** A body larger than this is refused, not buffered (issue 12, item 7): a hostile or broken server cannot fill memory. */
+export const MAX_BODY_BYTES = 1 << 20;
 
 export interface Reply {
   url: string;
@@ -49,6 +57,7 @@ export interface Reply {
 
 export async function send(request: SendRequest, options: SendOptions): Promise<Reply> {
   const { url } = request;
+  const who = `${capitalize(options.peer)} at ${url}`;
   const fetchImpl: FetchLike | undefined = options.fetchImpl ?? globalThis.fetch;
   if (typeof fetchImpl !== 'function') {
     throw new BioIDError(
@@ -87,23 +96,22 @@ export async function send(request: SendRequest, options: SendOptions): Promise<
       redirect: 'manual',
       cache: 'no-store',
     });
-    const text = await response.text();
+    const refuse = (what: string) =>
+      new BioIDError(options.badAnswerCode ?? 'bad-response', `${who} answered with ${what}`, { status: response.status || undefined, retryable: false });
+    const limit = request.maxBytes ?? MAX_BODY_BYTES;
+    const text = await readBody(response, limit);
+    if (text === undefined) {
+      controller.abort(); // the rest is not transferred
+      throw refuse(`a body over the ${limit >> 20} MiB limit.`);
+    }
     const reply = toReply(url, response, text);
     if (isRedirect(reply) && !request.redirectIsReply) {
-      throw new BioIDError(
-        'bad-response',
-        `${capitalize(options.peer)} at ${url} answered with a redirect${reply.status ? ` (HTTP ${reply.status})` : ''}, which is never followed; configure the final address.`,
-        { status: reply.status || undefined, retryable: false },
-      );
+      throw refuse(`a redirect${reply.status ? ` (HTTP ${reply.status})` : ''}, which is never followed; configure the final address.`);
     }
     return reply;
   } catch (error) {
     if (timedOut) {
-      throw new BioIDError(
-        'timeout',
-        `${capitalize(options.peer)} at ${url} did not answer within ${options.timeoutMs} ms.`,
-        { cause: error },
-      );
+      throw new BioIDError('timeout', `${who} did not answer within ${options.timeoutMs} ms.`, { cause: error });
     }
     if (options.signal?.aborted) throw abortedError(options.peer, url, options.signal.reason);
     if (error instanceof BioIDError) throw error;
@@ -116,6 +124,25 @@ export async function send(request: SendRequest, options: SendOptions): Promise<
     clearTimeout(timer);
     options.signal?.removeEventListener('abort', onCallerAbort);
   }
+}
+
+/**
+ * The body as text, or undefined once it passes `limit` bytes: read chunk by chunk, so an endless or huge
+ * answer is never held whole. Content-Length may announce the excess before a byte is read; it may also
+ * be absent or wrong (chunked, compressed), so the bytes are counted too.
+ */
+async function readBody(response: Response, limit: number): Promise<string | undefined> {
+  if (Number(response.headers.get('content-length')) > limit) return undefined;
+  const reader = response.body?.getReader?.();
+  // No body, or a fetch stand-in without web streams.
+  if (!reader) return response.text();
+  const decoder = new TextDecoder();
+  let text = '';
+  for (let size = 0, chunk; !(chunk = await reader.read()).done; ) {
+    if ((size += chunk.value.length) > limit) return undefined;
+    text += decoder.decode(chunk.value, { stream: true });
+  }
+  return text + decoder.decode();
 }
 
 /** A redirect not followed: 'opaqueredirect' in a browser, the 3xx itself elsewhere, `redirected` if a fetch stand-in followed it anyway. */

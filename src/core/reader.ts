@@ -14,7 +14,7 @@ import {
   passThrough,
   readOptions,
   readPin,
-  requireHttpUrl,
+  requireSecureUrl,
   type FingerprintReaderConfig,
   type Pin,
 } from './config.js';
@@ -261,7 +261,7 @@ const unexpected = (operation: string, what: string) =>
 /** Spec 2.3, one table: every option of a reader, its check and its default. The pin is read apart (a TypeError). */
 const READER_OPTIONS = {
   getToken: passThrough,
-  middlewareUrl: requireHttpUrl,
+  middlewareUrl: requireSecureUrl,
   integratorId: optionalString,
   localServiceUrl: httpUrlOr(DEFAULT_READER_SERVICE_URL),
   ...SHARED_OPTIONS,

@@ -68,6 +68,8 @@ export class BioElement extends LitElement {
   declare timeoutMs: number | undefined;
   /** Who acted (spec 5.8), sent with the operation. */
   declare agentId: string | undefined;
+  /** The integrator's sign-in page, linked under a `session-expired` failure (operation elements). */
+  declare loginUrl: string | undefined;
   /** Overrides of the built-in strings for this element. */
   declare strings: Partial<Translation> | undefined;
 

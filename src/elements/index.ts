@@ -1,8 +1,8 @@
 /**
  * `bioid-sdk/elements`: importing this module defines `<bio-enroll>`, `<bio-verify>`, `<bio-search>`,
- * `<bio-enrolled>` and `<bio-reader-status>` (guarded: a tag already defined is left alone).
+ * `<bio-enrolled>`, `<bio-reader-status>` and `<bio-diagnostics>` (guarded: a tag already defined is left alone).
  */
-export { BioEnroll, BioEnrolled, BioReaderStatus, BioSearch, BioVerify } from './tags.js';
+export { BioDiagnostics, BioEnroll, BioEnrolled, BioReaderStatus, BioSearch, BioVerify } from './tags.js';
 export { defineElement } from './define.js';
 export { clearBrokerTokens } from '../core/token-broker-client.js';
 export { configureElements, type BioIDElementsConfig } from './settings.js';

@@ -6,7 +6,7 @@ import { BioElement } from './bio-element.js';
 import { asBioIDError, errorDetail, type BioErrorDetail, type BioOperation } from './events.js';
 import type { Params, StringKey } from './localize.js';
 import { en } from './translations/en.js';
-import { readerFor, type Settings } from './settings.js';
+import { loginLinkFor, readerFor, type Settings } from './settings.js';
 
 interface View {
   kind: 'idle' | 'running' | 'done' | 'failed';
@@ -46,9 +46,11 @@ const NO_TARGET = { workstationId: '', deviceId: '' };
  * @fires bio-start - Before the operation; cancelable. detail `{ operation }`.
  * @fires bio-progress - At each phase. detail `{ operation, phase }`.
  * @fires bio-result - On success. detail `{ operation, result, workstationId, deviceId }`.
+ * @attr login-url - The integrator's sign-in page (http or https; relative URLs resolve against the page): a `session-expired` failure then shows a sign-in link to it, with `return_to` (this page's address) appended unless the URL has one.
  * @csspart button - The button that starts the operation.
  * @csspart status - The live region with the current phase or outcome.
  * @csspart progress - The progress bar, while running.
+ * @csspart login - The sign-in link under a `session-expired` failure, when login-url is set.
  */
 export abstract class BioOperationElement<R> extends BioElement {
   static override properties: PropertyDeclarations = {
@@ -56,6 +58,9 @@ export abstract class BioOperationElement<R> extends BioElement {
     failure: { state: true, attribute: false },
     result: { state: true, attribute: false },
   };
+
+  /** Where login-url's link points (checked as the operation starts); shown only under `session-expired`. */
+  private loginLink: string | undefined;
 
   protected declare view: View;
   protected declare failure: BioErrorDetail | undefined;
@@ -118,6 +123,7 @@ export abstract class BioOperationElement<R> extends BioElement {
     try {
       const settings = this.settings();
       const fields = this.operationFields(settings);
+      this.loginLink = loginLinkFor(this.localName, settings);
       reader = readerFor(this.localName, settings);
       const onPhase = (phase: ReaderPhase, at?: DispatchTarget) => {
         if (at) target = at;
@@ -178,6 +184,9 @@ export abstract class BioOperationElement<R> extends BioElement {
         <p part="status" id="status" class="status ${tone}" role="status">${view.key ? this.localize.term(view.key, view.params) : ''}</p>
         ${running ? html`<progress part="progress" max="3" .value=${view.step} aria-label=${label}></progress>` : nothing}
         ${failure ? html`<p part="error" class="detail">${failure.message}</p>` : nothing}
+        ${failure?.code === 'session-expired' && this.loginLink
+          ? html`<a part="login" href=${this.loginLink}>${this.localize.term('signIn')}</a>`
+          : nothing}
         ${view.kind === 'done' && result !== undefined ? this.renderResult(result) : nothing}
       </div>
     `;
@@ -185,7 +194,7 @@ export abstract class BioOperationElement<R> extends BioElement {
 }
 
 /** The localized summary of a `bio-error` code: its own string where there is one, else a general one. */
-function errorKey(code: string): StringKey {
+export function errorKey(code: string): StringKey {
   if (code === 'timeout') return 'network';
   // The translation's keys are the list: a code gets its own summary by adding its string, nowhere else.
   return (Object.hasOwn(en, code) ? code : 'failed') as StringKey;

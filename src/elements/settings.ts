@@ -22,6 +22,7 @@ const SETTINGS = {
   localServiceUrl: {},
   timeoutMs: { type: Number },
   agentId: {},
+  loginUrl: {},
 } satisfies Record<string, PropertyDeclaration>;
 
 export type SettingName = keyof typeof SETTINGS;
@@ -38,6 +39,8 @@ export interface Settings {
   localServiceUrl?: string;
   timeoutMs?: number;
   agentId?: string;
+  /** The integrator's sign-in page: a `session-expired` failure links to it (operation elements). */
+  loginUrl?: string;
 }
 
 /** Page defaults: every setting, plus per-language string overrides (`{ de: { verify: 'Finger prüfen' } }`). */
@@ -112,7 +115,7 @@ export function effectiveSettings(el: Partial<Record<SettingName, unknown>>): Se
  * A URL attribute as the absolute URL the core requires: relative values resolve against the page
  * (`document.baseURI`). A value that does not resolve is passed on as is, for the core to reject by name.
  */
-function resolveUrl(value: string | undefined): string | undefined {
+export function resolveUrl(value: string | undefined): string | undefined {
   if (value === undefined || value.trim() === '') return undefined;
   try {
     return new URL(value, document.baseURI).href;
@@ -127,7 +130,7 @@ const userSources = new WeakMap<object, TokenSource>();
  * Where the element's tokens come from: its `getToken` property (wrapped by the core like any reader's
  * getToken, cached per function) or the page-wide cache of the broker at `token-endpoint`.
  */
-function tokenSourceFor(tag: string, s: Settings): TokenSource {
+export function tokenSourceFor(tag: string, s: Settings): TokenSource {
   const timeoutMs = typeof s.timeoutMs === 'number' && s.timeoutMs > 0 ? s.timeoutMs : DEFAULT_TIMEOUT_MS;
   if (typeof s.getToken === 'function') {
     let source = userSources.get(s.getToken);
@@ -139,6 +142,27 @@ function tokenSourceFor(tag: string, s: Settings): TokenSource {
     throw new BioIDError('config', `<${tag}>: token-endpoint (your token broker's URL) or the getToken property is required.`);
   }
   return brokerTokenSource(endpoint, { timeoutMs });
+}
+
+/**
+ * The href of the sign-in link that `login-url` puts under a `session-expired` failure: resolved against
+ * the page, http(s) only (a `javascript:` link would run script on a click), with `return_to` set to this
+ * page unless the login-url names it already. Undefined without login-url; a config error when it is bad.
+ */
+export function loginLinkFor(tag: string, s: Settings): string | undefined {
+  const href = resolveUrl(s.loginUrl);
+  if (href === undefined) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(href);
+  } catch {
+    // not a URL at all: refused below
+  }
+  if (!url || !/^https?:$/.test(url.protocol)) {
+    throw new BioIDError('config', `<${tag}>: login-url must be an http(s) address (relative ones resolve against the page).`);
+  }
+  if (!url.searchParams.has('return_to')) url.searchParams.set('return_to', location.href);
+  return url.href;
 }
 
 /** A core reader for these settings. Throws the core's errors (a config `BioIDError` naming the field; a `TypeError` for half a pin). */

@@ -6,7 +6,8 @@ import { assert } from 'chai';
 import { installFakeDate } from '../support/fake-clock.js';
 import { decodeJwt } from 'jose';
 import type { TokenBrokerOptions } from '../../src/broker/index.js';
-import { startIdp, type RunningIdp } from '../../demo/sim/idp.js';
+import { startIdp, type RunningIdp } from '../../simulator/src/idp.js';
+import { MiB, startFloodServer } from '../support/flood-server.js';
 import {
   APP_ORIGIN,
   CLIENT,
@@ -302,6 +303,24 @@ describe('token broker: failures of the IdP exchange (spec 4.1, 7)', () => {
       assert.match(log.text(), /did not answer within 300 ms/);
     } finally {
       await hanging.close();
+    }
+  });
+
+  it('issue 12 item 7: an IdP answer over 1 MiB is not read further: 502 { error }, and the log names the endpoint and the limit', async () => {
+    for (const mode of ['client_credentials', 'RFC 8693'] as const) {
+      const flood = await startFloodServer(() => ({ prefix: '{"access_token":"', size: 64 * MiB }));
+      try {
+        const exchange = mode === 'RFC 8693' ? { tokenExchange: { subjectToken: () => 'user-token-1' } } : {};
+        const { broker, log } = brokerFor({ issuerUrl: flood.url, timeoutMs: 10_000, ...exchange });
+        await assertGeneric502(await broker(brokerRequest()));
+        assert.match(log.text(), /identity provider at http:\/\/127\.0\.0\.1:\d+\/realms\/.*\/token answered with a body over the 1 MiB limit/, mode);
+        const record = await flood.settled(`/realms/${idp.realm}/protocol/openid-connect/token`);
+        assert.isTrue(record.hungUp, `${mode}: the broker hung up`);
+        // The limit plus what the loopback socket buffers hold; the body was 64 MiB.
+        assert.isBelow(record.written, 17 * MiB, `${mode}: ${(record.written / MiB).toFixed(1)} MiB written`);
+      } finally {
+        await flood.close();
+      }
     }
   });
 

@@ -4,7 +4,7 @@
  * 12), and a preflight from an origin that is not allowed is logged with that origin (rule 2).
  */
 import { assert } from 'chai';
-import { startIdp, type RunningIdp } from '../../demo/sim/idp.js';
+import { startIdp, type RunningIdp } from '../../simulator/src/idp.js';
 import { toNodeHandler, type BrokerRefusal, type TokenBrokerOptions } from '../../src/broker/index.js';
 import { APP_ORIGIN, CLIENT, brokerAgainst, brokerRequest, readJson, startServer } from './support.js';
 

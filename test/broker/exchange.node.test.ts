@@ -1,7 +1,7 @@
 /**
  * The RFC 8693 variant of the broker (spec 4.2 "Optional variant", 5.8): the end user's token from the
  * integrator's own IdP is exchanged for a middleware token that says which end user acted, cached per
- * end user. Against the real OpenID provider of demo/sim/idp.ts.
+ * end user. Against the real OpenID provider of simulator/src/idp.ts.
  */
 import { assert } from 'chai';
 import { installFakeDate } from '../support/fake-clock.js';
@@ -9,7 +9,7 @@ import { rejectsWith } from '../support/expect-error.js';
 import { SignJWT, generateKeyPair } from 'jose';
 import type { TokenBrokerOptions } from '../../src/broker/index.js';
 import { UserTokens } from '../../src/broker/user-tokens.js';
-import { startIdp, type RunningIdp } from '../../demo/sim/idp.js';
+import { startIdp, type RunningIdp } from '../../simulator/src/idp.js';
 import { CLIENT, brokerAgainst, brokerRequest, readJson, recordingFetch, verifyMiddlewareToken } from './support.js';
 
 let idp: RunningIdp;
@@ -138,6 +138,57 @@ describe('token broker, RFC 8693 token exchange (spec 4.2 variant, 5.8)', () => 
     assert.notMatch(log.text(), /rt-123/);
   });
 
+  it('issue 12 item 6: a user\'s token is reused at most 60 s by default (expires_in says so), then the subject token is exchanged again', async () => {
+    const clock = installFakeDate();
+    try {
+      const { broker } = exchangeBroker();
+      const alice = await idp.userToken('alice');
+      const before = idp.tokenRequests;
+      const first = await readJson(await broker(asUser(alice)));
+      assert.isAtMost(first.expires_in as number, 60, 'the browser is told to come back within the bound too');
+      clock.tick(50_000);
+      const cached = await readJson(await broker(asUser(alice)));
+      assert.strictEqual(cached.access_token, first.access_token);
+      assert.strictEqual(idp.tokenRequests - before, 1);
+      clock.tick(10_000);
+      const renewed = await readJson(await broker(asUser(alice)));
+      assert.notStrictEqual(renewed.access_token, first.access_token);
+      assert.strictEqual(idp.tokenRequests - before, 2, 'the IdP was asked again about the same subject token');
+    } finally {
+      clock.uninstall();
+    }
+  });
+
+  it('issue 12 item 6: tokenExchange.maxReuseMs sets the bound', async () => {
+    const clock = installFakeDate();
+    try {
+      const { broker } = exchangeBroker({ tokenExchange: { subjectToken: fromHeader, maxReuseMs: 10_000 } });
+      const alice = await idp.userToken('alice');
+      const before = idp.tokenRequests;
+      assert.isAtMost((await readJson(await broker(asUser(alice)))).expires_in as number, 10);
+      clock.tick(10_000);
+      await broker(asUser(alice));
+      assert.strictEqual(idp.tokenRequests - before, 2);
+    } finally {
+      clock.uninstall();
+    }
+  });
+
+  it('issue 12 item 6: when a user\'s subject token changes, nothing cached for the earlier one is served again', async () => {
+    const { broker } = exchangeBroker();
+    const [older, newer] = [await idp.userToken('alice'), await idp.userToken('alice')];
+    assert.notStrictEqual(older, newer);
+    const bob = await idp.userToken('bob');
+    const before = idp.tokenRequests;
+    const fromOlder = await readJson(await broker(asUser(older)));
+    const fromBob = await readJson(await broker(asUser(bob)));
+    await broker(asUser(newer)); // alice's session now holds a new subject token
+    const olderAgain = await readJson(await broker(asUser(older)));
+    assert.notStrictEqual(olderAgain.access_token, fromOlder.access_token, 'the older subject token is exchanged again, not served from the cache');
+    assert.strictEqual(idp.tokenRequests - before, 4);
+    assert.strictEqual((await readJson(await broker(asUser(bob)))).access_token, fromBob.access_token, 'other users keep their tokens');
+  });
+
   it('the per-user cache is bounded: beyond maxCachedUsers the oldest user is evicted (and exchanges again)', async () => {
     const { broker } = exchangeBroker({}, 1);
     const [alice, bob] = [await idp.userToken('alice'), await idp.userToken('bob')];
@@ -203,6 +254,49 @@ describe('per-user token map (privacy and memory bounds)', () => {
     } finally {
       clock.uninstall();
     }
+  });
+
+  it('issue 12 item 6: once the IdP refuses a subject token, nothing cached for it is served again (within the 60 s bound)', async () => {
+    const clock = installFakeDate();
+    try {
+      const revoked = new Set<string>();
+      let calls = 0;
+      const tokens = new UserTokens(async (subject) => {
+        calls += 1;
+        if (revoked.has(subject)) throw new Error('invalid_grant');
+        return { accessToken: `mw-${calls}`, expiresIn: 3600 };
+      }, 10);
+      assert.strictEqual((await tokens.get('alice-session')).accessToken, 'mw-1');
+      revoked.add('alice-session'); // the user is signed out or disabled at the identity provider
+      clock.tick(59_000);
+      await rejectsWith(tokens.get('alice-session'), /invalid_grant/);
+      await rejectsWith(tokens.get('alice-session'), /invalid_grant/, 'a refusal is final for the cached token, not only for one request');
+      assert.strictEqual(tokens.size, 0);
+      assert.strictEqual(calls, 3);
+    } finally {
+      clock.uninstall();
+    }
+  });
+
+  it('issue 12 item 6: a changed subject token drops the earlier one\'s entry at once; opaque tokens fall back to the time bound', async () => {
+    const jwtFor = (sub: string, n: number) => `h.${btoa(JSON.stringify({ sub, n })).replace(/=+$/, '')}.s`;
+    let calls = 0;
+    const refused = new Set<string>();
+    const tokens = new UserTokens(async (subject) => {
+      calls += 1;
+      if (refused.has(subject)) throw new Error('invalid_grant');
+      return { accessToken: subject.startsWith('opaque') ? `opaque-mw-${calls}` : jwtFor(subject.split(':')[0]!, calls), expiresIn: 3600 };
+    }, 10);
+    const first = (await tokens.get('alice:1')).accessToken;
+    await tokens.get('bob:1');
+    await tokens.get('alice:2');
+    assert.strictEqual(tokens.size, 2, 'alice:1 was dropped when alice:2 was exchanged');
+    refused.add('alice:1');
+    const refusal = await rejectsWith(tokens.get('alice:1'), /invalid_grant/, `not ${first.slice(0, 8)}… from the cache`);
+    assert.ok(refusal && calls === 4, 'the IdP was asked about alice:1 again');
+    await tokens.get('opaque-1');
+    await tokens.get('opaque-2');
+    assert.strictEqual(tokens.size, 4, 'opaque tokens name no user: nothing to link');
   });
 
   it('a failed exchange leaves no entry behind', async () => {

@@ -8,7 +8,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import express from 'express';
 import { BioID } from '../../src/index.js';
 import { brokerOptionsFromEnv, createTokenBroker, expressTokenBroker, toNodeHandler } from '../../src/broker/index.js';
-import { startIdp, type RunningIdp } from '../../demo/sim/idp.js';
+import { startIdp, type RunningIdp } from '../../simulator/src/idp.js';
 import { APP_ORIGIN, CLIENT, captureLog, readJson, startMiddlewareStub, startServer, type LocalServer, type MiddlewareStub } from './support.js';
 
 let idp: RunningIdp;

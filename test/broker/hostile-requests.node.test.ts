@@ -10,7 +10,7 @@
 import { assert } from 'chai';
 import { request as httpRequest } from 'node:http';
 import { toNodeHandler } from '../../src/broker/index.js';
-import { startIdp, type RunningIdp } from '../../demo/sim/idp.js';
+import { startIdp, type RunningIdp } from '../../simulator/src/idp.js';
 import { APP_ORIGIN, CLIENT, brokerAgainst, captureLog, startServer, verifyMiddlewareToken, type LocalServer } from './support.js';
 
 let idp: RunningIdp;

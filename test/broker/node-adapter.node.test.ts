@@ -5,7 +5,7 @@
  */
 import { assert } from 'chai';
 import { request as httpRequest } from 'node:http';
-import { startIdp, type RunningIdp } from '../../demo/sim/idp.js';
+import { startIdp, type RunningIdp } from '../../simulator/src/idp.js';
 import { createBrokerCore } from '../../src/broker/handler.js';
 import { lazyRequest } from '../../src/broker/lazy-request.js';
 import { nodeBroker } from '../../src/broker/node.js';

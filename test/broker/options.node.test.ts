@@ -49,6 +49,17 @@ describe('createTokenBroker options (validated at creation)', () => {
     throwsError(() => createTokenBroker(withOptions({ middlewareUrl: 'mw.example.com' })), configError(/middlewareUrl is not an absolute URL/));
   });
 
+  it('issue 12, item 2: issuerUrl and middlewareUrl must be https unless the host is loopback, each named', () => {
+    throwsError(() => createTokenBroker(withOptions({ issuerUrl: 'http://idp.example.com' })), configError(/^createTokenBroker: issuerUrl must be an https URL/));
+    throwsError(() => createTokenBroker(withOptions({ issuerUrl: 'http://idp.example.com/realms/acme', realm: undefined })), configError(/issuerUrl must be an https URL/));
+    throwsError(() => createTokenBroker(withOptions({ middlewareUrl: 'http://mw.example.com' })), configError(/^createTokenBroker: middlewareUrl must be an https URL/));
+    const env = { BIOID_CLIENT_ID: 'c', BIOID_CLIENT_SECRET: 's', BIOID_AUTH_URL: 'http://idp.example.com/realms/r' };
+    throwsError(() => createTokenBroker(brokerOptionsFromEnv(env, { authorize: () => true })), configError(/issuerUrl must be an https URL/));
+    for (const loopback of ['http://127.0.0.1:18080', 'http://localhost:8080', 'http://[::1]:8080']) {
+      assert.doesNotThrow(() => createTokenBroker(withOptions({ issuerUrl: loopback, middlewareUrl: loopback })), loopback);
+    }
+  });
+
   it('issue 12, item 12: the package ships an MIT LICENSE, as package.json says', async () => {
     const { readFileSync } = await import('node:fs');
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { license: string };
@@ -70,6 +81,17 @@ describe('createTokenBroker options (validated at creation)', () => {
       () => createTokenBroker(withOptions({ tokenExchange: { subjectToken: () => 'x', maxCachedUsers: 0 } })),
       configError(/tokenExchange.maxCachedUsers/),
     );
+  });
+
+  it('issue 12 item 6: tokenExchange.maxReuseMs is a positive number of milliseconds, named when wrong', () => {
+    for (const bad of [0, -1, '60000', Infinity]) {
+      throwsError(
+        () => createTokenBroker(withOptions({ tokenExchange: { subjectToken: () => 'x', maxReuseMs: bad } })),
+        configError(/^createTokenBroker: tokenExchange\.maxReuseMs must be a positive number of milliseconds/),
+        String(bad),
+      );
+    }
+    assert.doesNotThrow(() => createTokenBroker(withOptions({ tokenExchange: { subjectToken: () => 'x', maxReuseMs: 5_000 } })));
   });
 
   it('timeoutMs, requireCsrfHeader, fetchImpl and logger are type-checked; unknown options suggest the right name', () => {

@@ -6,7 +6,7 @@
 import { assert } from 'chai';
 import { rejectsWith } from '../support/expect-error.js';
 import { BioID, ReaderAuthError } from '../../src/index.js';
-import { startIdp, type RunningIdp } from '../../demo/sim/idp.js';
+import { startIdp, type RunningIdp } from '../../simulator/src/idp.js';
 import { CLIENT, startMiddlewareStub, type MiddlewareStub } from './support.js';
 
 let idp: RunningIdp;

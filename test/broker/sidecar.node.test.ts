@@ -6,7 +6,7 @@
 import { assert } from 'chai';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { decodeJwt } from 'jose';
-import { startIdp, type RunningIdp } from '../../demo/sim/idp.js';
+import { startIdp, type RunningIdp } from '../../simulator/src/idp.js';
 import { APP_ORIGIN, CLIENT, startServer } from './support.js';
 import { BIN, runBin, startSessionCheck, startSidecar, type Sidecar } from './bin-support.js';
 

@@ -5,7 +5,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
-import type { RunningIdp } from '../../demo/sim/idp.js';
+import type { RunningIdp } from '../../simulator/src/idp.js';
 import { createTokenBroker, type TokenBrokerOptions } from '../../src/broker/index.js';
 
 export const CLIENT = { clientId: 'acme-broker', clientSecret: 's3cret-Do-Not-Leak-7f2a' };

@@ -1,5 +1,5 @@
 import { assert } from 'chai';
-import { captureTemplate, compareTemplates, fingerprintImage, FINGERS, MATCH_THRESHOLD, templateOf } from '../../demo/sim/fingers.js';
+import { captureTemplate, compareTemplates, fingerprintImage, FINGERS, MATCH_THRESHOLD, templateOf } from '../../simulator/src/fingers.js';
 
 describe('simulator: synthetic fingers', () => {
   it('a capture of a finger matches its own template and no other finger', () => {

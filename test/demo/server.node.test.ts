@@ -1,7 +1,7 @@
 import { assert } from 'chai';
 import { readConfig } from '../../demo/config.js';
 import { demoServerOptionsFor, startDemoServer, type RunningDemoServer } from '../../demo/server.js';
-import { startSimulator, type RunningSimulator } from '../../demo/sim/simulator.js';
+import { startSimulator, type RunningSimulator } from '../../simulator/src/simulator.js';
 
 const CLIENT = { clientId: 'srv-integrator', clientSecret: 'srv-secret-abcdef' };
 const USER = { username: 'ada', password: 'lovelace-1815' };
@@ -46,6 +46,16 @@ describe('demo app: session, session-gated broker, pages', () => {
     }
   });
 
+  it('issue 14 item 4: the sign-in page takes login-url\'s return_to when it is a page of this origin, and only then', async () => {
+    const nextOf = async (returnTo: string) => {
+      const page = await (await fetch(`${demo.url}/signin?return_to=${encodeURIComponent(returnTo)}`)).text();
+      return /name="next" value="([^"]*)"/.exec(page)?.[1];
+    };
+    assert.strictEqual(await nextOf(`${demo.url}/form?x=1`), '/form?x=1');
+    assert.strictEqual(await nextOf('https://evil.example/form'), '/');
+    assert.strictEqual(await nextOf('not a url'), '/');
+  });
+
   it('cross-site form posts are refused', async () => {
     const reply = await fetch(`${demo.url}/signin`, {
       method: 'POST',
@@ -73,7 +83,7 @@ describe('demo app: session, session-gated broker, pages', () => {
     assert.strictEqual(anonymous.status, 303);
     assert.strictEqual(anonymous.headers.get('location'), '/signin?next=%2Fform');
     const cookie = cookieOf(await signIn());
-    for (const path of ['/', '/plain', '/jquery', '/form', '/kiosk/']) {
+    for (const path of ['/', '/plain', '/jquery', '/form', '/kiosk/', '/diagnostics']) {
       const page = await fetch(`${demo.url}${path}`, { headers: { Cookie: cookie } });
       assert.strictEqual(page.status, 200, path);
       const csp = page.headers.get('content-security-policy') ?? '';

@@ -5,8 +5,8 @@ import { installFakeDate } from '../support/fake-clock.js';
 import { BioID } from '../../src/index.js';
 import { clientCredentialsForm, exchangeToken } from '../../src/core/exchange.js';
 import { WORKSTATION_OFFLINE_TEXT } from '../../src/core/errors.js';
-import { startIdp, type RunningIdp } from '../../demo/sim/idp.js';
-import { startSimulator, type RunningSimulator } from '../../demo/sim/simulator.js';
+import { startIdp, type RunningIdp } from '../../simulator/src/idp.js';
+import { startSimulator, type RunningSimulator } from '../../simulator/src/simulator.js';
 
 const CLIENT = { clientId: 'acme-integrator', clientSecret: 'acme-secret-123' };
 const OTHER = { clientId: 'other-integrator', clientSecret: 'other-secret-456' };

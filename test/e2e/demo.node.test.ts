@@ -89,6 +89,24 @@ for (const engine of selectedEngines()) describe(`demo pages in ${ENGINE_NAMES[e
     }
   });
 
+  it('issue 14 item 5: the diagnostics page: every row ok against the simulator, the capture image shown, a report without the token', async () => {
+    const { context, page } = await h.signedIn('/diagnostics');
+    try {
+      await elementsReady(page);
+      const report = (await page.evaluate(() => document.querySelector('bio-diagnostics')!.start())) as string;
+      assert.match(report, new RegExp(`^local-service: ok ${h.sim.workstationId}: ${h.sim.deviceId}`, 'm'));
+      assert.match(report, /^test-capture: ok quality \d+$/m);
+      assert.match(report, /^token-broker: ok$/m);
+      assert.match(report, /^middleware: ok HTTP 401$/m);
+      assert.match((await page.attribute('bio-diagnostics >>> img[part="image"]', 'src')) ?? '', /^data:image\//);
+      const token = ((await (await h.request(context, '/token', { headers: { 'X-CSRF': '1' } })).json()) as { access_token: string }).access_token;
+      assert.notInclude(report, token);
+      assert.notInclude(await page.evaluate(() => document.querySelector('bio-diagnostics')!.shadowRoot!.innerHTML), token);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('workstation offline: the element reports "Target workstation is not currently live."', async () => {
     const { context, page } = await h.signedIn('/plain');
     try {

@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { launch, type Browser, type Context, type Engine, type Page } from '../../scripts/engines.mjs';
 import { demoServerOptionsFor, startDemoServer, type RunningDemoServer } from '../../demo/server.js';
-import { startSimulator, type RunningSimulator } from '../../demo/sim/simulator.js';
+import { startSimulator, type RunningSimulator } from '../../simulator/src/simulator.js';
 
 export { runOperation, type Outcome } from './operations.js';
 

@@ -1,7 +1,7 @@
 /**
  * `npm start` itself: spawn scripts/start.mjs (every port 0, build check skipped: the test must not race
  * other builds), wait for the printed URLs, load a page, send SIGINT, and check that every port is free.
- * `npm run simulate` the same way, without the demo app.
+ * `npm run simulate` (the `bioid-simulator` command from its sources) the same way, without the demo app.
  */
 import { assert } from 'chai';
 import { spawn } from 'node:child_process';
@@ -28,6 +28,7 @@ function run(args: string[], readyMarker: string): Promise<Started & { ready: st
       BIOID_IDP_PORT: '0',
       BIOID_MIDDLEWARE_PORT: '0',
       BIOID_LOCAL_SERVICE_PORT: '0',
+      BIOID_BROKER_PORT: '0',
       BIOID_CAPTURE_DELAY_MS: '0-10',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -127,15 +128,18 @@ describe('npm start / npm run simulate', function () {
     for (const port of used) assert.strictEqual(await portIsFree(port), true, `port ${port} is still open`);
   });
 
-  it('npm run simulate starts the IdP, middleware and local service without the demo app', async () => {
+  it('npm run simulate runs bioid-simulator from its sources: IdP, middleware, local service and development broker, freed on SIGTERM', async () => {
     const started = await run(['--simulate'], 'SIMULATOR_READY');
+    const ready = JSON.parse(started.ready) as Record<string, string>;
     const used = ports(started.output());
-    assert.strictEqual(used.length, 3, started.output());
-    assert.deepStrictEqual(partProcesses(started.pid), ['idp', 'local-service', 'middleware']);
-    const status = await fetch(`${started.output().match(/Local hardware service: (\S+)/)![1]}/status`);
+    assert.strictEqual(used.length, 4, started.output());
+    assert.deepStrictEqual(partProcesses(started.pid), [], 'the simulator runs its parts in one process');
+    const status = await fetch(`${ready.localServiceUrl}/status`);
     assert.deepStrictEqual(await status.json(), { workstationId: 'ws-demo-1', devices: [{ deviceId: 'reader-1', model: 'SimReader 500', connected: true }] });
-    const unauthenticated = await fetch(`${started.ready}/biometrics/alice`);
+    const unauthenticated = await fetch(`${ready.middlewareUrl}/biometrics/alice`);
     assert.strictEqual(unauthenticated.status, 401);
+    const signedOut = await fetch(ready.tokenEndpoint!, { headers: { 'X-CSRF': '1' } });
+    assert.strictEqual(signedOut.status, 401, 'the development broker is gated by its sign-in cookie');
     process.kill(started.pid, 'SIGTERM');
     assert.strictEqual((await started.exited).code, 0);
     for (const port of used) assert.strictEqual(await portIsFree(port), true, `port ${port} is still open`);

@@ -41,7 +41,7 @@ describe('dist/bioid-elements.js as a classic script', () => {
     for (const name of ['BioID', 'createFingerprintReader', 'BioIDError', 'ReaderAuthError']) {
       expect(sdk, name).to.have.property(name).that.is.a('function');
     }
-    for (const tag of ['bio-enroll', 'bio-verify', 'bio-search', 'bio-reader-status']) {
+    for (const tag of ['bio-enroll', 'bio-verify', 'bio-search', 'bio-enrolled', 'bio-reader-status', 'bio-diagnostics']) {
       expect(customElements.get(tag), tag).to.be.a('function');
     }
     expect(errors).to.deep.equal([]);

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { phpPath } from '../../scripts/browsers.mjs';
 import { launch, type Browser } from '../../scripts/engines.mjs';
-import { startSimulator, type RunningSimulator } from '../../demo/sim/simulator.js';
+import { startSimulator, type RunningSimulator } from '../../simulator/src/simulator.js';
 import { runBin, startSidecar, type Sidecar } from '../broker/bin-support.js';
 import { startServer, type LocalServer } from '../broker/support.js';
 import { runOperation } from '../e2e/operations.js';

@@ -25,7 +25,7 @@ function requireBuilt(path: string): string {
 describe('size ceilings (bench/budgets.json)', () => {
   it(`dist/bioid-elements.js, every tag, is at most ${BUNDLE_BUDGET} B min+gzip`, () => {
     const code = readFileSync(requireBuilt('bioid-elements.js'), 'utf8');
-    for (const tag of ['bio-enroll', 'bio-verify', 'bio-search', 'bio-enrolled', 'bio-reader-status']) {
+    for (const tag of ['bio-enroll', 'bio-verify', 'bio-search', 'bio-enrolled', 'bio-reader-status', 'bio-diagnostics']) {
       assert.match(code, new RegExp(`["'\`]${tag}["'\`]`), `the script defines <${tag}>`);
     }
     const size = gzipSize(code);

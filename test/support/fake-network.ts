@@ -16,9 +16,18 @@ export type Handler = (call: RecordedCall, index: number) => Response | Promise<
 
 /**
  * A Response whose body reads settle within microtasks, as in Node: Chromium reads even an in-memory
- * body in a task of its own, which fake timers (test/support/fake-clock.ts) cannot wait for.
+ * body in a task of its own, which fake timers (test/support/fake-clock.ts) cannot wait for. The SDK reads
+ * `body` chunk by chunk (its size limit), so `body` is a stream made in script, whose reads settle in
+ * microtasks in every engine; `text()` and `json()` serve other readers.
  */
 function inMemory(response: Response, body: string): Response {
+  const bytes = new TextEncoder().encode(body);
+  const stream = new ReadableStream<Uint8Array>({
+    start(controller) {
+      if (bytes.length) controller.enqueue(bytes);
+      controller.close();
+    },
+  });
   let used = false;
   const read = () => {
     if (used) return Promise.reject(new TypeError('Body has already been consumed.'));
@@ -26,6 +35,7 @@ function inMemory(response: Response, body: string): Response {
     return Promise.resolve(body);
   };
   Object.defineProperties(response, {
+    body: { value: stream },
     text: { value: read },
     json: { value: () => read().then((t) => JSON.parse(t) as unknown) },
   });

@@ -20,7 +20,7 @@ export const de: Translation = {
   required: 'Bitte zuerst den Fingerabdruck prüfen.',
   'session-expired': 'Ihre Sitzung ist abgelaufen. Bitte neu anmelden.',
   'broker-unavailable': 'Anmeldedienst nicht verfügbar. Später erneut versuchen.',
-  'cookie-blocked': 'Der Browser hat das Anmelde-Cookie für den Token-Dienst zurückgehalten.',
+  'cookie-blocked': 'Der Browser hat dem Token-Dienst auf einer anderen Website kein Anmelde-Cookie gesendet: betreiben Sie ihn auf dieser Website.',
   config: 'Diese Komponente ist nicht richtig eingerichtet.',
   'workstation-offline': 'Der Arbeitsplatz ist offline.',
   'local-service-unreachable': 'Der Fingerabdruckdienst auf diesem Computer ist nicht erreichbar.',
@@ -36,4 +36,9 @@ export const de: Translation = {
   advicePrompt: 'Wenn der Browser nach Zugriff auf das lokale Netzwerk fragt, erlauben Sie ihn.',
   adviceBlocked: 'Der Browser sperrt den Zugriff auf das lokale Netzwerk für diese Seite: erlauben Sie ihn in den Website-Einstellungen.',
   advicePin: 'Oder lassen Sie workstation-id und device-id konfigurieren.',
+  signIn: 'Anmelden',
+  csrf: 'Von der CSRF- oder Ursprungsprüfung abgelehnt (HTTP 403).',
+  cors: 'Der Ursprung dieser Seite ist nicht zugelassen (CORS).',
+  copyReport: 'Bericht kopieren',
+  copied: 'Bericht kopiert.',
 };

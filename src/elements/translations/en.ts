@@ -23,7 +23,7 @@ export const en = {
   required: 'Verify your fingerprint first.',
   'session-expired': 'Your session has ended. Sign in again.',
   'broker-unavailable': 'Sign-in service unavailable. Try again later.',
-  'cookie-blocked': 'The browser withheld the sign-in cookie from the token service.',
+  'cookie-blocked': 'The browser sent no sign-in cookie to the token service on another site: host it on this site.',
   config: 'This component is not set up correctly.',
   'workstation-offline': 'The workstation is offline.',
   'local-service-unreachable': 'The fingerprint service on this computer is not reachable.',
@@ -39,6 +39,12 @@ export const en = {
   advicePrompt: 'If the browser asks to allow access to your local network, allow it.',
   adviceBlocked: 'The browser blocks local network access for this site: allow it in the site settings.',
   advicePin: 'Or have workstation-id and device-id configured.',
+  // The sign-in link of login-url, and <bio-diagnostics>: row names, status words, causes, buttons.
+  signIn: 'Sign in',
+  csrf: 'Refused by the anti-CSRF or origin check (HTTP 403).',
+  cors: 'This page’s origin is not allowed (CORS).',
+  copyReport: 'Copy report',
+  copied: 'Report copied.',
 };
 
 /** Every string of the elements, by key. */

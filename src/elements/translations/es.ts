@@ -20,7 +20,7 @@ export const es: Translation = {
   required: 'Verifique primero su huella.',
   'session-expired': 'Su sesión ha terminado. Inicie sesión de nuevo.',
   'broker-unavailable': 'Servicio de inicio de sesión no disponible. Inténtelo más tarde.',
-  'cookie-blocked': 'El navegador retuvo la cookie de sesión destinada al servicio de tokens.',
+  'cookie-blocked': 'El navegador no envió la cookie de sesión al servicio de tokens de otro sitio: alójelo en este sitio.',
   config: 'Este componente no está bien configurado.',
   'workstation-offline': 'El puesto de trabajo está desconectado.',
   'local-service-unreachable': 'El servicio de huellas de este equipo no está accesible.',
@@ -36,4 +36,9 @@ export const es: Translation = {
   advicePrompt: 'Si el navegador pide acceso a la red local, permítalo.',
   adviceBlocked: 'El navegador bloquea el acceso a la red local para este sitio: permítalo en la configuración del sitio.',
   advicePin: 'O pida que se configuren workstation-id y device-id.',
+  signIn: 'Iniciar sesión',
+  csrf: 'Rechazado por el control anti-CSRF o de origen (HTTP 403).',
+  cors: 'El origen de esta página no está permitido (CORS).',
+  copyReport: 'Copiar informe',
+  copied: 'Informe copiado.',
 };

@@ -20,7 +20,7 @@ export const fr: Translation = {
   required: 'Vérifiez d’abord votre empreinte.',
   'session-expired': 'Votre session a expiré. Reconnectez-vous.',
   'broker-unavailable': 'Service de connexion indisponible. Réessayez plus tard.',
-  'cookie-blocked': 'Le navigateur a retenu le cookie de connexion destiné au service de jetons.',
+  'cookie-blocked': 'Le navigateur n’a envoyé aucun cookie de connexion au service de jetons d’un autre site : hébergez-le sur ce site.',
   config: 'Ce composant n’est pas correctement configuré.',
   'workstation-offline': 'Le poste de travail est hors ligne.',
   'local-service-unreachable': 'Le service d’empreintes de cet ordinateur est injoignable.',
@@ -36,4 +36,9 @@ export const fr: Translation = {
   advicePrompt: 'Si le navigateur demande l’accès au réseau local, autorisez-le.',
   adviceBlocked: 'Le navigateur bloque l’accès au réseau local pour ce site : autorisez-le dans les paramètres du site.',
   advicePin: 'Ou faites configurer workstation-id et device-id.',
+  signIn: 'Se connecter',
+  csrf: 'Refusé par le contrôle anti-CSRF ou d’origine (HTTP 403).',
+  cors: 'L’origine de cette page n’est pas autorisée (CORS).',
+  copyReport: 'Copier le rapport',
+  copied: 'Rapport copié.',
 };

@@ -12,7 +12,7 @@ import express from 'express';
 import { fingerprintImage, FINGERS } from './fingers.js';
 import { closeServer, cors, jsonErrors, listen, route, sendError, type AllowedOrigins } from './http-util.js';
 import { SimError, SimulatedWorkstation, type WorkstationOptions } from './workstation.js';
-import { WORKSTATION_OFFLINE_TEXT } from '../../src/core/errors.js';
+import { WORKSTATION_OFFLINE_TEXT } from 'bioid-sdk';
 
 export interface LocalServiceOptions extends WorkstationOptions {
   host?: string;

@@ -15,7 +15,7 @@
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
-import { WORKSTATION_OFFLINE_TEXT } from '../../src/core/errors.js';
+import { WORKSTATION_OFFLINE_TEXT } from 'bioid-sdk';
 import { compareTemplates, MATCH_THRESHOLD } from './fingers.js';
 import { closeServer, cors, jsonErrors, listen, route, sendError, type AllowedOrigins } from './http-util.js';
 import { SimError } from './workstation.js';

@@ -1,0 +1,199 @@
+/**
+ * Chromium only, by design: it proves that the packages install and that the README's quick start runs against the
+ * installed simulator; how the elements behave in Firefox and WebKit is the end-to-end suites' job.
+ *
+ * Issue 13 item 7: both packages are packed from a copy of the tree and installed from their tarballs
+ * into an empty project, offline; `npx bioid-simulator --help` answers; the installed `bioid-simulator`
+ * starts on free ports; and the README's script-tag quick start (its HTML, with the bundle served from
+ * the installed `node_modules/bioid-sdk/dist/`) runs against it alone, sign-in included, to a verified
+ * match. bioid-sdk is packed without its prepack (the minute-long build): like every test that reads
+ * `dist/`, this one needs `npm run build` first. The simulator's prepack (its build) does run.
+ */
+import { assert } from 'chai';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import express from 'express';
+import { launch, type Browser } from '../../scripts/engines.mjs';
+import { runOperation } from '../e2e/operations.js';
+import { copyPackage, installOffline, pack, type Packed } from '../support/offline-install.js';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const readme = readFileSync(join(root, 'README.md'), 'utf8');
+
+/** The README's first ```html block under "Quick start 1". */
+function scriptTagQuickStart(): string {
+  const section = readme.slice(readme.indexOf('## Quick start 1'));
+  const block = /```html\n([\s\S]*?)```/.exec(section);
+  assert.ok(block, 'README: Quick start 1 has an html block');
+  return block[1]!;
+}
+
+interface Ready {
+  middlewareUrl: string;
+  tokenEndpoint: string;
+  signInUrl: string;
+  integratorId: string;
+  localServiceUrl: string;
+  issuerUrl: string;
+  tokenUrl: string;
+  enrolled: string[];
+}
+
+function startSimulator(bin: string, cwd: string): Promise<{ child: ChildProcess; ready: Ready; output: () => string }> {
+  const child = spawn(bin, ['--idp-port', '0', '--middleware-port', '0', '--local-service-port', '0', '--broker-port=0', '--capture-delay-ms', '0-30'], {
+    cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no SIMULATOR_READY within 30 s:\n${output}`)), 30_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const line = /^SIMULATOR_READY (\S+)$/m.exec(output);
+      if (line) {
+        clearTimeout(timer);
+        resolve({ child, ready: JSON.parse(line[1]!) as Ready, output: () => output });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`bioid-simulator exited (${code}) before it was ready:\n${output}`));
+    });
+  });
+}
+
+const portIsFree = (url: string) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port: Number(new URL(url).port) });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', () => resolve(true));
+  });
+
+describe('issue 13 item 7: bioid-simulator as an integrator installs it', function () {
+  this.timeout(90_000);
+  let work: string;
+  let app: string;
+  let packed: Packed[];
+  let simulator: Awaited<ReturnType<typeof startSimulator>> | undefined;
+  let pageServer: Server | undefined;
+  let browser: Browser | undefined;
+
+  before(async function () {
+    this.timeout(120_000);
+    assert.ok(existsSync(join(root, 'dist', 'bioid-elements.js')), 'dist/ is missing: run npm run build first');
+    work = mkdtempSync(join(tmpdir(), 'bioid-simulator-package-'));
+    const tree = join(work, 'tree');
+    const tarballs = join(work, 'tarballs');
+    app = join(work, 'app');
+    for (const dir of [tree, join(tree, 'simulator'), tarballs, app]) mkdirSync(dir, { recursive: true });
+    copyPackage(root, tree, join(root, 'node_modules'), { onlyFiles: true });
+    copyPackage(join(root, 'simulator'), join(tree, 'simulator'), join(root, 'node_modules'), { skip: ['dist'] });
+    packed = [await pack(tree, tarballs, { ignoreScripts: true }), await pack(join(tree, 'simulator'), tarballs)];
+    await installOffline(app, join(root, 'package-lock.json'), packed);
+  });
+
+  after(async () => {
+    await browser?.close().catch(() => undefined);
+    await new Promise((resolve) => (pageServer ? pageServer.close(resolve) : resolve(undefined)));
+    if (simulator && simulator.child.exitCode === null) simulator.child.kill('SIGKILL');
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  it('the tarballs: bioid-simulator ships its built bin and declares bioid-sdk a peer, bioid-sdk gains no runtime dependency', () => {
+    const [sdk, sim] = packed as [Packed, Packed];
+    assert.deepStrictEqual(Object.keys(sdk.manifest.dependencies ?? {}).sort(), ['lit', 'workbox-window']);
+    assert.strictEqual(sim.manifest.bin?.['bioid-simulator'], 'dist/cli.js');
+    assert.ok(sim.manifest.peerDependencies?.['bioid-sdk'], 'bioid-sdk is a peer of the simulator');
+    assert.ok(existsSync(join(app, 'node_modules', 'bioid-simulator', 'dist', 'cli.js')), 'the installed simulator has its built bin');
+    assert.ok(!existsSync(join(app, 'node_modules', 'bioid-simulator', 'src')), 'sources stay out of the tarball');
+  });
+
+  it('npx bioid-simulator --help prints the usage with every option and exits 0', async () => {
+    const { stdout } = await promisify(execFile)('npx', ['--no-install', 'bioid-simulator', '--help'], { cwd: app, timeout: 30_000 });
+    assert.match(stdout, /Usage: bioid-simulator \[options\]/);
+    for (const flag of ['--idp-port', '--middleware-port', '--local-service-port', '--broker-port', '--client-id', '--realm', '--enroll']) {
+      assert.include(stdout, flag);
+    }
+    // The README's quick start uses the command's defaults: the same ports and integrator id.
+    const html = scriptTagQuickStart();
+    for (const [setting, url] of [
+      ['BIOID_MIDDLEWARE_PORT', 'http://127.0.0.1:18081'],
+      ['BIOID_BROKER_PORT', 'http://127.0.0.1:18082/token'],
+      ['BIOID_LOCAL_SERVICE_PORT', 'http://127.0.0.1:18065'],
+    ] as const) {
+      assert.match(stdout, new RegExp(`${setting} .*default ${new URL(url).port}`));
+      assert.include(html, `"${url}"`);
+    }
+    assert.match(stdout, /BIOID_CLIENT_ID .*default demo-integrator/);
+    assert.include(html, 'integrator-id="demo-integrator"');
+  });
+
+  it('README quick start 1 against the installed bioid-simulator alone: sign in, verify, a match the middleware confirms (Chromium)', async () => {
+    simulator = await startSimulator(join(app, 'node_modules', '.bin', 'bioid-simulator'), app);
+    const { ready } = simulator;
+    assert.include(simulator.output(), `<bio-verify middleware-url="${ready.middlewareUrl}"`, 'it prints the tag to paste');
+    assert.deepStrictEqual(ready.enrolled, ['alice']);
+
+    // The README's page, its default addresses replaced by this run's free ports.
+    const html = scriptTagQuickStart()
+      .replace('http://127.0.0.1:18081', ready.middlewareUrl)
+      .replace('http://127.0.0.1:18082/token', ready.tokenEndpoint)
+      .replace('http://127.0.0.1:18065', ready.localServiceUrl);
+    assert.include(readme, 'node_modules/bioid-sdk/dist/bioid-elements.js');
+    assert.include(readme, "express.static('node_modules/bioid-sdk/dist')");
+    const page = express();
+    page.use(express.static(join(app, 'node_modules/bioid-sdk/dist')));
+    page.get('/', (_req, res) => void res.type('html').send(`<!doctype html><meta charset="utf-8"><title>Quick start 1</title>\n${html}`));
+    pageServer = await new Promise<Server>((resolve) => {
+      const server = page.listen(0, '127.0.0.1', () => resolve(server));
+    });
+    const pageUrl = `http://127.0.0.1:${(pageServer.address() as AddressInfo).port}/`;
+
+    browser = await launch('chromium');
+    const tab = await (await browser.newContext()).newPage();
+    // The printed sign-in, coming back to the page.
+    await tab.goto(`${ready.signInUrl}?return=${encodeURIComponent(pageUrl)}`);
+    assert.strictEqual(await tab.url(), pageUrl);
+    await tab.waitForFunction(() => customElements.get('bio-verify') !== undefined);
+    const outcome = await runOperation(tab, 'bio-verify');
+    assert.strictEqual(outcome.type, 'bio-result', JSON.stringify(outcome.detail));
+    assert.strictEqual(outcome.detail.result?.match, true);
+    assert.strictEqual(outcome.detail.result?.subjectId, 'alice');
+    const verificationId = String(outcome.detail.result?.verificationId);
+
+    // What the integrator's server does next (in plain HTTP, as docs/simulator.md shows for any language).
+    const token = (await (
+      await fetch(ready.tokenUrl, {
+        method: 'POST',
+        body: new URLSearchParams({ grant_type: 'client_credentials', client_id: ready.integratorId, client_secret: 'demo-secret' }),
+      })
+    ).json()) as { access_token: string };
+    const confirmed = await fetch(`${ready.middlewareUrl}/verifications/${encodeURIComponent(verificationId)}`, {
+      headers: { Authorization: `Bearer ${token.access_token}` },
+    });
+    assert.strictEqual(confirmed.status, 200);
+    assert.deepInclude(await confirmed.json(), { verificationId, subjectId: 'alice', match: true });
+  });
+
+  it('SIGTERM stops bioid-simulator: exit 0, every port free', async () => {
+    assert.ok(simulator, 'started by the previous test');
+    const exited = new Promise<number | null>((resolve) => simulator!.child.once('exit', (code) => resolve(code)));
+    simulator.child.kill('SIGTERM');
+    assert.strictEqual(await exited, 0, simulator.output());
+    const { ready } = simulator;
+    for (const url of [ready.middlewareUrl, ready.tokenEndpoint, ready.localServiceUrl, ready.issuerUrl]) {
+      assert.isTrue(await portIsFree(url), `${url} still listens`);
+    }
+  });
+});
