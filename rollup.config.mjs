@@ -7,7 +7,7 @@ import typescript from '@rollup/plugin-typescript';
 import resolve from '@rollup/plugin-node-resolve';
 import terser from '@rollup/plugin-terser';
 import { builtinModules } from 'node:module';
-import { rmSync } from 'node:fs';
+import { chmodSync, rmSync } from 'node:fs';
 import { minifyTemplates } from './scripts/minify-templates.mjs';
 
 // Chunk names carry hashes: start from an empty dist/ so no stale chunk is ever published.
@@ -17,6 +17,18 @@ const nodeBuiltins = new Set([...builtinModules, ...builtinModules.map((m) => `n
 const ownDependencies = ['lit', 'workbox-window', 'express'];
 const isExternal = (id) =>
   nodeBuiltins.has(id) || ownDependencies.some((dep) => id === dep || id.startsWith(`${dep}/`));
+
+const BIN = 'bin/bioid-broker.js';
+
+/** The executable bit for the command (its `#!` line is the output's banner). */
+function executable(fileName) {
+  return {
+    name: 'executable',
+    writeBundle(options) {
+      chmodSync(`${options.dir}/${fileName}`, 0o755);
+    },
+  };
+}
 
 const terserOptions = {
   ecma: 2020,
@@ -32,6 +44,8 @@ export default [
       'elements/index': 'src/elements/index.ts',
       'broker/index': 'src/broker/index.ts',
       'sw/index': 'src/sw/index.ts',
+      // The `bioid-broker` command (package.json "bin"); shares the broker's chunks.
+      'bin/bioid-broker': 'src/bin/bioid-broker.ts',
     },
     external: isExternal,
     output: {
@@ -40,8 +54,9 @@ export default [
       sourcemap: true,
       entryFileNames: '[name].js',
       chunkFileNames: 'chunks/[name]-[hash].js',
+      banner: (chunk) => (chunk.fileName === BIN ? '#!/usr/bin/env node' : ''),
     },
-    plugins: [typescript({ tsconfig: './tsconfig.build.json' }), minifyTemplates()],
+    plugins: [typescript({ tsconfig: './tsconfig.build.json' }), minifyTemplates(), executable(BIN)],
   },
   {
     input: 'src/bundle.ts',

@@ -1,25 +1,50 @@
 // A server of the broker section, in its own process so the load generator (autocannon, in the bench
-// process) does not share its event loop. `broker`: the reference broker (createTokenBroker through the
-// node:http adapter) in front of the real IdP of simulator/src/idp.ts. `bare`: a plain node:http handler that
-// answers the same JSON with the same headers. Prints `{ "port": N }` once listening; exits when stdin ends.
+// process) does not share its event loop. Modes:
+//  `broker`: the reference broker through toNodeHandler (the Express / node:http adapter), in front of
+//            the real IdP of simulator/src/idp.ts;
+//  `sidecar`: the adapter of `bioid-broker serve` (lightweight request and response, a web Request built
+//            only if read), with an authorize that answers at once;
+//  `forward-auth`: `bioid-broker serve` itself, its gate asking a session check (BENCH_SESSION_CHECK_URL);
+//  `session-check`: a bare node:http session check answering 204 (the integrator's app, as fast as it gets);
+//  `bare`: a plain node:http handler that answers the same JSON with the same headers.
+// Prints `{ "port": N }` once listening; exits when stdin ends.
 import { createServer } from 'node:http';
 
 const mode = process.argv[2];
+const CLIENT = { clientId: 'bench', clientSecret: 'bench-secret' };
 let handler;
 let idp;
-if (mode === 'broker') {
+let running;
+
+async function startBenchIdp() {
   const { startIdp } = await import('../simulator/src/idp.ts');
+  idp = await startIdp({ clients: [CLIENT], port: 0 });
+  return { issuerUrl: idp.baseUrl, realm: idp.realm, ...CLIENT };
+}
+
+if (mode === 'broker') {
   const { createTokenBroker, toNodeHandler } = await import('../src/broker/index.ts');
-  idp = await startIdp({ clients: [{ clientId: 'bench', clientSecret: 'bench-secret' }], port: 0 });
-  handler = toNodeHandler(
-    createTokenBroker({
-      issuerUrl: idp.baseUrl,
-      realm: idp.realm,
-      clientId: 'bench',
-      clientSecret: 'bench-secret',
-      authorize: () => true,
-    }),
-  );
+  handler = toNodeHandler(createTokenBroker({ ...(await startBenchIdp()), authorize: () => true }));
+} else if (mode === 'sidecar') {
+  const { createBrokerCore } = await import('../src/broker/handler.ts');
+  const { nodeBroker } = await import('../src/broker/node.ts');
+  handler = nodeBroker(createBrokerCore({ ...(await startBenchIdp()), authorize: () => true }), 'on-first-read');
+} else if (mode === 'forward-auth') {
+  const { serve } = await import('../src/broker/serve.ts');
+  const idpOptions = await startBenchIdp();
+  running = await serve({
+    env: {
+      BIOID_SESSION_CHECK_URL: process.env.BENCH_SESSION_CHECK_URL,
+      BIOID_CLIENT_ID: CLIENT.clientId,
+      BIOID_CLIENT_SECRET: CLIENT.clientSecret,
+      BIOID_AUTH_URL: idpOptions.issuerUrl,
+      BIOID_REALM: idpOptions.realm,
+      BIOID_PORT: '0',
+    },
+    write: () => {},
+  });
+} else if (mode === 'session-check') {
+  handler = (_req, res) => res.writeHead(204, { 'Cache-Control': 'no-store' }).end();
 } else if (mode === 'bare') {
   const body = process.env.BENCH_BODY ?? '{}';
   handler = (_req, res) => {
@@ -28,17 +53,18 @@ if (mode === 'broker') {
       'Cache-Control': 'no-store',
       Pragma: 'no-cache',
       'X-Content-Type-Options': 'nosniff',
+      Vary: 'Origin',
     });
     res.end(body);
   };
 } else {
-  throw new Error('usage: broker-server.mjs broker|bare');
+  throw new Error('usage: broker-server.mjs broker|sidecar|forward-auth|session-check|bare');
 }
 
-const server = createServer(handler);
-server.listen(0, '127.0.0.1', () => {
-  process.stdout.write(`${JSON.stringify({ port: server.address().port })}\n`);
-});
+const server = running?.server ?? createServer(handler);
+const announce = () => process.stdout.write(`${JSON.stringify({ port: server.address().port })}\n`);
+if (running) announce();
+else server.listen(0, '127.0.0.1', announce);
 const stop = async () => {
   server.closeAllConnections();
   server.close();

@@ -1,8 +1,11 @@
 // Section 3: the reference broker.
 //  a) 1000 concurrent cold requests (empty cache) → exchanges seen by the real IdP (simulator/src/idp.ts);
-//  b) cached-path requests per second: autocannon against the broker on node:http and against a bare
-//     node:http handler answering the same JSON, each in its own child process, 5 s per run, run twice
-//     alternating; the ratio of the medians.
+//  b) cached-path requests per second: autocannon against the broker through toNodeHandler, against the
+//     sidecar's adapter (`bioid-broker serve`, authorize answering at once) and against a bare node:http
+//     handler answering the same JSON, each in its own child process, 5 s per run, run twice in turn;
+//     the ratios of the medians (issue 14 item 6: the sidecar ≥ 0.5× of bare);
+//  c) forward-auth apart: `bioid-broker serve` itself, each request's cookie checked by a bare session
+//     check in another process, the extra round trip it costs per request.
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import os from 'node:os';
@@ -72,13 +75,13 @@ function child(root, mode, env = {}) {
   });
 }
 
-async function cannon(url) {
+async function cannon(url, headers = {}) {
   const { default: autocannon } = await import('autocannon');
   const result = await autocannon({
     url,
     connections: CONNECTIONS,
     duration: DURATION_S,
-    headers: { 'X-CSRF': '1' },
+    headers: { 'X-CSRF': '1', ...headers },
   });
   const good = result['2xx'];
   return { rps: good / (result.duration || DURATION_S), non2xx: result.non2xx, errors: result.errors };
@@ -91,29 +94,58 @@ const median = (xs) => {
 };
 
 async function cachedPath(root, log) {
-  const broker = await child(root, 'broker');
-  let bare;
+  const servers = {};
   try {
-    // The first request fills the broker's cache (one IdP exchange); the bare server answers that JSON.
-    const first = await fetch(broker.url, { headers: { 'X-CSRF': '1' } });
-    const body = await first.text();
-    if (first.status !== 200) throw new Error(`the broker answered HTTP ${first.status}`);
-    bare = await child(root, 'bare', { BENCH_BODY: body });
-    await cannon(bare.url).catch(() => {}); // nothing measured: lets both JITs warm up alike
-    const runs = { broker: [], bare: [] };
+    servers.broker = await child(root, 'broker');
+    servers.sidecar = await child(root, 'sidecar');
+    // The first request fills each broker's cache (one IdP exchange); the bare server answers that JSON.
+    let body;
+    for (const name of ['broker', 'sidecar']) {
+      const first = await fetch(servers[name].url, { headers: { 'X-CSRF': '1' } });
+      body = await first.text();
+      if (first.status !== 200) throw new Error(`the ${name} answered HTTP ${first.status}`);
+    }
+    servers.bare = await child(root, 'bare', { BENCH_BODY: body });
+    // Nothing measured: lets every JIT warm up alike.
+    for (const name of ['bare', 'broker', 'sidecar']) await cannon(servers[name].url).catch(() => {});
+    const runs = { broker: [], sidecar: [], bare: [] };
     let problems = 0;
-    for (let i = 0; i < 2; i++) {
-      for (const [name, server] of i % 2 === 0 ? [['broker', broker], ['bare', bare]] : [['bare', bare], ['broker', broker]]) {
-        const r = await cannon(server.url);
+    const orders = [['broker', 'sidecar', 'bare'], ['bare', 'sidecar', 'broker']];
+    for (const order of orders) {
+      for (const name of order) {
+        const r = await cannon(servers[name].url);
         problems += r.non2xx + r.errors;
         runs[name].push(r.rps);
         log(`  ${name}: ${fmt(Math.round(r.rps))} req/s`);
       }
     }
-    return { broker: median(runs.broker), bare: median(runs.bare), runs, problems };
+    return { broker: median(runs.broker), sidecar: median(runs.sidecar), bare: median(runs.bare), runs, problems };
   } finally {
-    await broker.stop();
-    await bare?.stop();
+    for (const server of Object.values(servers)) await server.stop();
+  }
+}
+
+/** `bioid-broker serve` with its session check: requests per second and the time the round trip adds. */
+async function forwardAuth(root, log) {
+  const servers = {};
+  try {
+    servers.check = await child(root, 'session-check');
+    servers.serve = await child(root, 'forward-auth', { BENCH_SESSION_CHECK_URL: servers.check.url.replace(/\/token$/, '/session') });
+    const headers = { Cookie: 'session=bench' };
+    const first = await fetch(servers.serve.url, { headers: { 'X-CSRF': '1', ...headers } });
+    if (first.status !== 200) throw new Error(`bioid-broker serve answered HTTP ${first.status}`);
+    await cannon(servers.serve.url, headers).catch(() => {});
+    const runs = [];
+    let problems = 0;
+    for (let i = 0; i < 2; i++) {
+      const r = await cannon(servers.serve.url, headers);
+      problems += r.non2xx + r.errors;
+      runs.push(r.rps);
+      log(`  forward-auth: ${fmt(Math.round(r.rps))} req/s`);
+    }
+    return { rps: median(runs), runs, problems };
+  } finally {
+    for (const server of Object.values(servers)) await server.stop();
   }
 }
 
@@ -129,22 +161,44 @@ export async function runBroker({ root, log }) {
   } catch (error) {
     rows.push(notMeasured(SECTION, 'IdP exchanges: 1000 concurrent cold requests', `failed (${error instanceof Error ? error.message.split('\n')[0] : error})`, '= 1 per 1000'));
   }
+  let cached;
   try {
-    const c = await cachedPath(root, log);
+    const c = (cached = await cachedPath(root, log));
+    const runsNote = (name) => `runs ${name} ${c.runs[name].map((x) => fmt(Math.round(x))).join(', ')}; bare ${c.runs.bare.map((x) => fmt(Math.round(x))).join(', ')}`;
+    const load = `load average ${os.loadavg()[0].toFixed(1)}`;
     const ratio = c.broker / c.bare;
     const v = atLeast(ratio, 0.7, '×');
     rows.push(
-      row(SECTION, `cached path: broker req/s vs bare node:http (autocannon, ${CONNECTIONS} conns, ${DURATION_S} s × 2 each)`,
+      row(SECTION, `cached path: broker via toNodeHandler req/s vs bare node:http (autocannon, ${CONNECTIONS} conns, ${DURATION_S} s × 2 each)`,
         `${ratio.toFixed(2)}× (${fmt(Math.round(c.broker))} vs ${fmt(Math.round(c.bare))} req/s)`, '≥ 0.7×', v.verdict,
-        [v.note, c.problems ? `${c.problems} non-2xx/errors` : '', `load average ${os.loadavg()[0].toFixed(1)}`, `runs broker ${c.runs.broker.map((x) => fmt(Math.round(x))).join(', ')}; bare ${c.runs.bare.map((x) => fmt(Math.round(x))).join(', ')}`].filter(Boolean).join('; ')),
+        [v.note, c.problems ? `${c.problems} non-2xx/errors` : '', load, runsNote('broker')].filter(Boolean).join('; ')),
+    );
+    const sidecarRatio = c.sidecar / c.bare;
+    const sv = atLeast(sidecarRatio, 0.5, '×');
+    rows.push(
+      row(SECTION, 'cached path: sidecar adapter (bioid-broker serve, authorize answers at once) req/s vs bare node:http, same run',
+        `${sidecarRatio.toFixed(2)}× (${fmt(Math.round(c.sidecar))} vs ${fmt(Math.round(c.bare))} req/s)`, '≥ 0.5×', sv.verdict,
+        [sv.note, load, runsNote('sidecar')].filter(Boolean).join('; ')),
     );
   } catch (error) {
-    rows.push(notMeasured(SECTION, 'cached path: broker vs bare node:http', `failed (${error instanceof Error ? error.message.split('\n')[0] : error})`, '≥ 0.7×'));
+    rows.push(notMeasured(SECTION, 'cached path: broker and sidecar vs bare node:http', `failed (${error instanceof Error ? error.message.split('\n')[0] : error})`, '≥ 0.7× / ≥ 0.5×'));
+  }
+  try {
+    const f = await forwardAuth(root, log);
+    // Saturated servers: 1/rps is the machine time one request costs (sidecar and session check together).
+    const extra = cached ? `; vs the sidecar without the check ${(f.rps / cached.sidecar).toFixed(2)}×, about ${fmt(Math.round(1e6 / f.rps - 1e6 / cached.sidecar))} µs more machine time per request` : '';
+    rows.push(
+      row(SECTION, 'forward-auth: bioid-broker serve asking a bare session check per request (reported apart)',
+        `${fmt(Math.round(f.rps))} req/s${cached ? ` (${(f.rps / cached.bare).toFixed(2)}× bare)` : ''}`, '', '—',
+        [`the extra round trip to the session check${extra}`, f.problems ? `${f.problems} non-2xx/errors` : '', `runs ${f.runs.map((x) => fmt(Math.round(x))).join(', ')}`].filter(Boolean).join('; ')),
+    );
+  } catch (error) {
+    rows.push(notMeasured(SECTION, 'forward-auth: bioid-broker serve with a session check', `failed (${error instanceof Error ? error.message.split('\n')[0] : error})`));
   }
   return {
     rows,
     methods: [
-      `Broker: a) createTokenBroker through toNodeHandler on node:http (127.0.0.1, port 0) in front of the real IdP of simulator/src/idp.ts (oidc-provider); 1000 fetches sent at once with an empty cache; the IdP's token-endpoint request counter is read before and after. b) The broker (cache filled by one request) and a bare node:http handler answering the broker's JSON with the same headers each run in a child process; autocannon (${CONNECTIONS} connections, ${DURATION_S} s) in the bench process, one unmeasured warm-up run, then broker, bare, bare, broker; the ratio of the medians of 2xx requests per second. On a 2-core machine the load generator takes one core, so both servers are measured under the same limit.`,
+      `Broker: a) createTokenBroker through toNodeHandler on node:http (127.0.0.1, port 0) in front of the real IdP of simulator/src/idp.ts (oidc-provider); 1000 fetches sent at once with an empty cache; the IdP's token-endpoint request counter is read before and after. b) The broker (cache filled by one request) and a bare node:http handler answering the broker's JSON with the same headers each run in a child process; autocannon (${CONNECTIONS} connections, ${DURATION_S} s) in the bench process, one unmeasured warm-up run each, then broker, sidecar, bare, bare, sidecar, broker; the ratios of the medians of 2xx requests per second. The sidecar is the adapter of bioid-broker serve (src/broker/node.ts nodeBroker, 'on-first-read': no web Request or Response is built on the cached path) with an authorize that answers at once. On a 2-core machine the load generator takes one core, so all servers are measured under the same limit. c) Forward-auth, apart: bioid-broker serve (src/broker/serve.ts) with each request's Cookie sent to a bare node:http session check (204) in a third process; its req/s against the sidecar's gives the cost of that round trip.`,
     ],
   };
 }

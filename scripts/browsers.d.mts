@@ -41,3 +41,4 @@ export declare const firefoxPath: () => string;
 export declare const webkitDriverPath: () => string;
 export declare const miniBrowserPath: () => string;
 export declare const xvfbPath: () => string | undefined;
+export declare const phpPath: () => string;

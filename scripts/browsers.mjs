@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The one place that finds (and, on Debian as root, installs) what the tests need from the system: the
-// three browser engines and a virtual display for WebKit. `npm test` runs it first (`npm run browsers`).
+// three browser engines, a virtual display for WebKit, and PHP with curl for the backend recipes. `npm test` runs it first (`npm run browsers`).
 //
 // Policy (docs/../decisions "Provisioning: one module, one policy"):
 //  - each requirement comes from its environment variable, else from a system install;
@@ -9,7 +9,7 @@
 //    DEBIAN_FRONTEND=noninteractive, apt-get update first), saying what and why;
 //  - anywhere else, stop before any test runs with one message that lists what to install or set;
 //  - never download a browser build of our own.
-// A later requirement (php-cli, ...) is one more entry in REQUIREMENTS.
+// A later requirement is one more entry in REQUIREMENTS.
 //
 // Everything this module reads from the machine goes through `inputs` (env, uid, os-release text, file
 // checks, sudo), so tests can drive the missing paths without touching the machine.
@@ -105,6 +105,23 @@ export const REQUIREMENTS = [
     why: 'a virtual display for WebKitGTK (MiniBrowser has no headless mode)',
     // With a display of our own (DISPLAY set), no virtual one is needed.
     needed: (inputs) => !inputs.env.DISPLAY,
+  },
+  {
+    id: 'php',
+    name: 'PHP (CLI)',
+    env: 'PHP_PATH',
+    commands: ['php'],
+    debian: 'php-cli',
+    why: 'the PHP backend recipes (docs/recipes/php), checked with bioid-broker check',
+  },
+  {
+    id: 'phpCurl',
+    name: 'PHP curl extension',
+    env: 'PHP_CURL_PATH',
+    // The extension directory is named after PHP's API date (/usr/lib/php/20220829/curl.so).
+    files: ['/usr/lib/php/*/curl.so'],
+    debian: 'php-curl',
+    why: 'the PHP recipe\'s client_credentials exchange (curl)',
   },
 ];
 
@@ -286,7 +303,7 @@ export function plan(missing, inputs = systemInputs()) {
 export function stopMessage(missing, packages, inputs) {
   const lines = ['The tests need programs this machine lacks, and this script installs them only on Debian as root (or with passwordless sudo):'];
   for (const r of missing) {
-    const set = r.badEnv ? `${r.env}=${r.badEnv} is not an executable file` : `not found`;
+    const set = r.badEnv ? `${r.env}=${r.badEnv} is not ${r.files ? 'a file' : 'an executable file'}` : `not found`;
     lines.push(`  - ${r.name} (${set}): ${r.why}`);
   }
   const why = [];
@@ -295,7 +312,7 @@ export function stopMessage(missing, packages, inputs) {
   if (missing.some((r) => r.badEnv)) why.push('a variable names a file that is not executable');
   if (why.length) lines.push(`Not installing: ${why.join('; ')}.`);
   lines.push(`Either install them, on Debian as root: apt-get install -y --no-install-recommends ${packages.join(' ')}`);
-  lines.push(`or set ${missing.map((r) => `${r.env}=/path/to/${r.name.split(' ')[0]}`).join(' ')} and run npm test again.`);
+  lines.push(`or set ${missing.map((r) => `${r.env}=/path/to/${r.files ? r.files[0].split('/').pop() : r.name.split(' ')[0]}`).join(' ')} and run npm test again.`);
   return lines.join('\n');
 }
 
@@ -363,6 +380,7 @@ export const webkitDriverPath = () => browserPaths().webkitDriver;
 export const miniBrowserPath = () => browserPaths().miniBrowser;
 /** Xvfb's path, or undefined when a DISPLAY is set. */
 export const xvfbPath = () => browserPaths().xvfb;
+export const phpPath = () => browserPaths().php;
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   try {

@@ -1,7 +1,7 @@
 /**
  * Broker options from environment variables (spec 4.2: the client id, the client secret and the auth base
  * address live in server-side configuration). Code-only options (`authorize`, `tokenExchange`, `logger`,
- * `fetchImpl`) come as overrides; an override also wins over its variable.
+ * `onRefusal`, `fetchImpl`) come as overrides; an override also wins over its variable.
  */
 import { realmOf } from '../core/config.js';
 import { BioIDError } from '../core/errors.js';
@@ -75,6 +75,7 @@ export function brokerOptionsFromEnv(env: EnvLike | undefined, overrides: Broker
   if (overrides.tokenExchange !== undefined) options.tokenExchange = overrides.tokenExchange;
   if (overrides.fetchImpl !== undefined) options.fetchImpl = overrides.fetchImpl;
   if (overrides.logger !== undefined) options.logger = overrides.logger;
+  if (overrides.onRefusal !== undefined) options.onRefusal = overrides.onRefusal;
   return options;
 }
 

@@ -3,30 +3,74 @@
  * gates on the integrator's session, exchanges the machine identity's client credentials (or, in the
  * RFC 8693 variant, the end user's token) for a middleware token through core's one exchange
  * implementation, and caches the token just under expires_in with single flight (core's TokenCache).
+ * The rule numbers in the comments are those of docs/broker-contract.md.
+ *
+ * The decisions are made once, by `createBrokerCore`, on a small input (method, header lookup, a
+ * Request made on demand) and give a plain answer (status, header record, body text). The web handler
+ * wraps that in `Request`/`Response`; the Node adapters write it straight to `res`, since building a web
+ * `Request` and `Response` per call costs more than everything else on the cached path.
  */
 import { BioIDError } from '../core/errors.js';
 import { clientCredentialsForm, exchangeToken, tokenExchangeForm } from '../core/exchange.js';
 import { TokenCache, type IssuedToken } from '../core/token-cache.js';
-import { corsHeaders, preflightResponse } from './cors.js';
-import { resolveBrokerOptions, type BrokerContext, type ResolvedBrokerOptions, type TokenBrokerOptions } from './options.js';
+import { corsHeaders, preflightAnswer, type HeaderRecord } from './cors.js';
+import { resolveBrokerOptions, type BrokerContext, type TokenBrokerOptions } from './options.js';
+import { defaultRefusalLog, refusalOrigin, type RefusalReason } from './refusal.js';
 import { UserTokens } from './user-tokens.js';
 
 export type TokenBrokerHandler = (request: Request, context?: BrokerContext) => Promise<Response>;
+
+/** What the broker decides on: the method, a header by lower-case name, and the `Request` for the integrator's callbacks. */
+export interface BrokerInput {
+  readonly method: string;
+  header(name: string): string | null;
+  /** Called only when `authorize` or `subjectToken` is about to run, so refusals before it build none. */
+  request(): Request;
+}
+
+/** The broker's answer before any web or Node response object exists. */
+export interface BrokerAnswer {
+  status: number;
+  headers: HeaderRecord;
+  body: string | null;
+}
+
+export type BrokerCore = (input: BrokerInput, context: BrokerContext) => Promise<BrokerAnswer>;
+
+/** Where `createTokenBroker` keeps its core, so `toNodeHandler` can skip the web Request/Response round trip. */
+export const BROKER_CORE: unique symbol = Symbol('bioid.brokerCore');
+
+/** The core of a handler made by `createTokenBroker`, or undefined for any other function. */
+export function coreOf(handler: TokenBrokerHandler): BrokerCore | undefined {
+  return (handler as TokenBrokerHandler & { [BROKER_CORE]?: BrokerCore })[BROKER_CORE];
+}
 
 /** Generic texts only: the IdP's answer, the secret and stacks stay on the server (in the log, scrubbed). */
 const MESSAGES = {
   method: 'Use GET to obtain a token.',
   csrf: 'Missing anti-CSRF header: send X-CSRF: 1.',
-  unauthorized: 'Sign in to obtain a token.',
-  noSubjectToken: 'No end-user token to exchange: sign in again.',
+  'no-session': 'Sign in to obtain a token.',
+  'no-cookie':
+    'No session cookie arrived: the browser does not send cookies to a token broker on another site (SameSite, third-party cookie blocking). Host the token broker on the page\'s site.',
+  'no-subject-token': 'No end-user token to exchange: sign in again.',
   exchangeFailed: 'The identity provider did not issue a token. Try again later.',
   userExchangeFailed: 'The identity provider did not exchange the end user\'s token (it may have expired or not be trusted). Sign in again, or try later.',
   internal: 'The token broker failed. Try again later.',
 } as const;
 
 export function createTokenBroker(options: TokenBrokerOptions): TokenBrokerHandler {
+  const core = createBrokerCore(options);
+  const handler: TokenBrokerHandler = async (request, context = {}) => {
+    const answer = await core({ method: request.method, header: (name) => request.headers.get(name), request: () => request }, context);
+    return new Response(answer.body, { status: answer.status, headers: answer.headers });
+  };
+  Object.defineProperty(handler, BROKER_CORE, { value: core });
+  return handler;
+}
+
+export function createBrokerCore(options: TokenBrokerOptions): BrokerCore {
   const config = resolveBrokerOptions(options);
-  const { client, endpoint, fetchImpl, timeoutMs, logger } = config;
+  const { client, endpoint, fetchImpl, timeoutMs, logger, allowedOrigins } = config;
   const exchangeOptions = { fetchImpl, timeoutMs };
   const log = (message: string) => {
     try {
@@ -34,6 +78,32 @@ export function createTokenBroker(options: TokenBrokerOptions): TokenBrokerHandl
     } catch {
       // A failing logger must not turn a served token into an error.
     }
+  };
+  const onRefusal = config.onRefusal ?? defaultRefusalLog(log);
+  const refuse = (reason: RefusalReason, status: number, input: BrokerInput, origin: string | null) => {
+    try {
+      onRefusal({ reason, status, method: input.method.slice(0, 20), origin: refusalOrigin(origin) });
+    } catch {
+      // As with the logger: reporting a refusal must not change the answer.
+    }
+  };
+  const json = (status: number, body: unknown, origin: string | null, extra?: HeaderRecord): BrokerAnswer => ({
+    status,
+    headers: {
+      ...corsHeaders(origin, allowedOrigins),
+      'Content-Type': 'application/json; charset=utf-8',
+      // Rule 7: a token (or a refusal) must never be stored by a browser or a proxy.
+      'Cache-Control': 'no-store',
+      Pragma: 'no-cache',
+      'X-Content-Type-Options': 'nosniff',
+      ...extra,
+    },
+    body: JSON.stringify(body),
+  });
+  /** A 401 or 403 with its reason in the body (rules 3, 4, 5, 12). */
+  const refusal = (status: 401 | 403, reason: 'csrf' | 'no-session' | 'no-cookie' | 'no-subject-token', input: BrokerInput, origin: string | null) => {
+    refuse(reason, status, input, origin);
+    return json(status, { error: MESSAGES[reason], reason }, origin);
   };
 
   // Client-credentials mode: one token for the whole organisation (spec 1: a machine identity).
@@ -48,8 +118,13 @@ export function createTokenBroker(options: TokenBrokerOptions): TokenBrokerHandl
       )
     : undefined;
 
-  /** The token and its remaining seconds, or the response that refuses one (no subject token). */
-  async function issue(request: Request, context: BrokerContext): Promise<{ accessToken: string; remaining: number | undefined } | Response> {
+  /** The token and its remaining seconds, or the answer that refuses one (no subject token). */
+  async function issue(
+    request: Request,
+    context: BrokerContext,
+    input: BrokerInput,
+    origin: string | null,
+  ): Promise<{ accessToken: string; remaining: number | undefined } | BrokerAnswer> {
     if (shared) {
       const accessToken = await shared.get();
       return { accessToken, remaining: shared.remainingSeconds() };
@@ -59,63 +134,64 @@ export function createTokenBroker(options: TokenBrokerOptions): TokenBrokerHandl
       subjectToken = await exchange!.subjectToken(request, context);
     } catch (error) {
       log(`tokenExchange.subjectToken threw (${describeError(error)}); answered 500.`);
-      return json(500, { error: MESSAGES.internal }, request, config);
+      return json(500, { error: MESSAGES.internal }, origin);
     }
-    if (typeof subjectToken !== 'string' || subjectToken.trim() === '') {
-      return json(401, { error: MESSAGES.noSubjectToken }, request, config);
-    }
+    if (typeof subjectToken !== 'string' || subjectToken.trim() === '') return refusal(401, 'no-subject-token', input, origin);
     const { accessToken, remainingSeconds } = await perUser!.get(subjectToken);
     return { accessToken, remaining: remainingSeconds };
   }
 
-  return async function tokenBroker(request: Request, context: BrokerContext = {}): Promise<Response> {
-    const origin = request.headers.get('Origin');
-    if (request.method === 'OPTIONS') return preflightResponse(origin, config.allowedOrigins);
-    if (request.method !== 'GET') {
-      const response = json(405, { error: MESSAGES.method }, request, config);
-      response.headers.set('Allow', 'GET, OPTIONS');
-      return response;
+  return async function tokenBroker(input: BrokerInput, context: BrokerContext): Promise<BrokerAnswer> {
+    const origin = input.header('origin');
+    if (input.method === 'OPTIONS') {
+      // Rule 2: a preflight from an origin that is not allowed is the one refusal logged by default.
+      const { status, headers } = preflightAnswer(origin, allowedOrigins);
+      if (status !== 204) refuse('origin-not-allowed', status, input, origin);
+      return { status, headers, body: null };
     }
-    // A page on another site can make the browser send our session cookie, but not a custom header
-    // without a CORS preflight that only allowedOrigins pass.
-    if (config.requireCsrfHeader && request.headers.get('X-CSRF') !== '1') {
-      return json(403, { error: MESSAGES.csrf }, request, config);
+    if (input.method !== 'GET') {
+      refuse('method', 405, input, origin);
+      return json(405, { error: MESSAGES.method }, origin, { Allow: 'GET, OPTIONS' });
     }
+    // Rule 3: a page on another site can make the browser send our session cookie, but not a custom
+    // header without a CORS preflight that only allowedOrigins pass.
+    if (config.requireCsrfHeader && input.header('x-csrf') !== '1') return refusal(403, 'csrf', input, origin);
 
+    const request = input.request();
     let authorized: unknown;
     try {
       authorized = await config.authorize(request, context);
     } catch (error) {
       log(`authorize threw (${describeError(error)}); answered 500.`);
-      return json(500, { error: MESSAGES.internal }, request, config);
+      return json(500, { error: MESSAGES.internal }, origin);
     }
-    if (!authorized) return json(401, { error: MESSAGES.unauthorized }, request, config);
+    // Rules 4 and 5: no session; "no-cookie" only when the browser says it withheld the cookie.
+    if (!authorized) return refusal(401, cookieWithheld(input) ? 'no-cookie' : 'no-session', input, origin);
 
     let issued: Awaited<ReturnType<typeof issue>>;
     try {
-      issued = await issue(request, context);
+      issued = await issue(request, context, input, origin);
     } catch (error) {
       log(`${exchange ? 'token exchange (RFC 8693)' : 'client_credentials exchange'} with ${endpoint} failed: ${describeExchangeError(error)}; answered 502.`);
-      const message = exchange ? MESSAGES.userExchangeFailed : MESSAGES.exchangeFailed;
-      return json(502, { error: message }, request, config);
+      // Rule 10 (spec 4.1): exactly { error }, a generic text.
+      return json(502, { error: exchange ? MESSAGES.userExchangeFailed : MESSAGES.exchangeFailed }, origin);
     }
-    if (issued instanceof Response) return issued;
-    // Spec 5.6 and 2.4: what remains of the cached token's life, never less than 1 s (0 is not a valid
-    // expires_in: a client would reject it). At that edge the true lifetime still exceeds the cache's.
+    if (!('accessToken' in issued)) return issued;
+    // Rule 9 (spec 5.6, 2.4): what remains of the cached token's life, never less than 1 s (0 is not a
+    // valid expires_in: a client would reject it). At that edge the true lifetime still exceeds the cache's.
     const expiresIn = Math.max(1, issued.remaining ?? 1);
     const body = { access_token: issued.accessToken, expires_in: expiresIn };
-    return json(200, config.middlewareUrl ? { ...body, middleware_url: config.middlewareUrl } : body, request, config);
+    return json(200, config.middlewareUrl ? { ...body, middleware_url: config.middlewareUrl } : body, origin);
   };
 }
 
-function json(status: number, body: unknown, request: Request, config: ResolvedBrokerOptions): Response {
-  const headers = corsHeaders(request.headers.get('Origin'), config.allowedOrigins);
-  headers.set('Content-Type', 'application/json; charset=utf-8');
-  // A token (or a refusal) must never be stored by a browser or a proxy.
-  headers.set('Cache-Control', 'no-store');
-  headers.set('Pragma', 'no-cache');
-  headers.set('X-Content-Type-Options', 'nosniff');
-  return new Response(JSON.stringify(body), { status, headers });
+/**
+ * Rule 5: the browser itself says the request comes from another site (`Sec-Fetch-Site: cross-site`) and
+ * it carries no Cookie header, so a signed-in user's cookie was withheld (SameSite, third-party blocking).
+ * Fetch metadata cannot be set by a page, so a same-site request never reads as cross-site.
+ */
+function cookieWithheld(input: BrokerInput): boolean {
+  return input.header('sec-fetch-site') === 'cross-site' && !input.header('cookie');
 }
 
 /** A log-safe description of an exchange failure: the kind and HTTP status, never the IdP's body. */

@@ -5,6 +5,7 @@
  */
 export { createTokenBroker, type TokenBrokerHandler } from './handler.js';
 export { expressTokenBroker, toNodeHandler, type NodeTokenBrokerHandler } from './node.js';
+export type { BrokerRefusal, RefusalReason } from './refusal.js';
 export { BROKER_ENV, brokerOptionsFromEnv, type BrokerOverrides, type EnvLike } from './env.js';
 export {
   DEFAULT_BROKER_TIMEOUT_MS,

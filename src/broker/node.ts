@@ -1,13 +1,21 @@
 /**
  * Adapter from Node's `http` request/response pair (Express, Connect, Fastify's raw `req`/`res`, plain
- * `node:http`) to the web-standard broker handler. Typed against `node:http` only: Express stays a
- * choice of the integrator, not a dependency of this package.
+ * `node:http`) to the broker. Typed against `node:http` only: Express stays a choice of the integrator,
+ * not a dependency of this package.
+ *
+ * A handler made by `createTokenBroker` is driven through its core: the decision reads `req` directly
+ * and the answer is written to `res` as it is, so no web `Response` is built. `authorize` and
+ * `subjectToken` still receive a standard `Request` (built when they are called). The sidecar
+ * (`bioid-broker serve`) goes one step further with a `Request` built only on first read.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createTokenBroker, type TokenBrokerHandler } from './handler.js';
+import { coreOf, createTokenBroker, type BrokerAnswer, type BrokerCore, type BrokerInput, type TokenBrokerHandler } from './handler.js';
+import { lazyRequest } from './lazy-request.js';
 import type { TokenBrokerOptions } from './options.js';
 
 const FORBIDDEN_METHODS = /^(CONNECT|TRACE|TRACK)$/i;
+const INTERNAL_ERROR = JSON.stringify({ error: 'The token broker failed. Try again later.' });
+const JSON_NO_STORE = { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' };
 
 /** `(req, res, next?)`, as Express and Connect call a middleware. */
 export type NodeTokenBrokerHandler = (
@@ -21,28 +29,8 @@ export type NodeTokenBrokerHandler = (
  * `{ req, res }` as their second argument, so they can read `req.session` or `req.user`.
  */
 export function toNodeHandler(handler: TokenBrokerHandler): NodeTokenBrokerHandler {
-  return async function nodeTokenBroker(req, res, next) {
-    try {
-      if (FORBIDDEN_METHODS.test(req.method ?? '')) {
-        // The fetch Request cannot even represent these; answer as the handler would for any non-GET.
-        res.writeHead(405, { Allow: 'GET, OPTIONS', 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' });
-        res.end(JSON.stringify({ error: 'Use GET to obtain a token.' }));
-        return;
-      }
-      const response = await handler(toWebRequest(req), { req, res });
-      await writeWebResponse(response, res);
-    } catch (error) {
-      // The handler answers every failure itself; this is a broken socket or a bug in the host.
-      if (next) {
-        next(error);
-      } else if (!res.headersSent) {
-        res.writeHead(500, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' });
-        res.end(JSON.stringify({ error: 'The token broker failed. Try again later.' }));
-      } else {
-        res.destroy();
-      }
-    }
-  };
+  const core = coreOf(handler);
+  return core ? nodeBroker(core, 'when-called') : webHandlerOnNode(handler);
 }
 
 /** `createTokenBroker(options)` for Node servers: `app.all('/bioid/token', expressTokenBroker(options))`. */
@@ -50,7 +38,74 @@ export function expressTokenBroker(options: TokenBrokerOptions): NodeTokenBroker
   return toNodeHandler(createTokenBroker(options));
 }
 
-function toWebRequest(req: IncomingMessage): Request {
+/**
+ * A broker core on Node. `request`: `'when-called'` builds a real `Request` when `authorize` is called;
+ * `'on-first-read'` hands it a lazy one (lazy-request.ts) that is built only if it reads it.
+ */
+export function nodeBroker(core: BrokerCore, request: 'when-called' | 'on-first-read'): NodeTokenBrokerHandler {
+  return async function nodeTokenBroker(req, res, next) {
+    const input: BrokerInput = {
+      method: req.method ?? 'GET',
+      header: (name) => headerOf(req, name),
+      request: request === 'when-called' ? () => toWebRequest(req) : () => lazyRequest(() => toWebRequest(req)),
+    };
+    try {
+      writeAnswer(await core(input, { req, res }), res);
+    } catch (error) {
+      failed(error, res, next);
+    }
+  };
+}
+
+/** Any `(Request) => Promise<Response>` handler: a web Request in, the web Response copied out. */
+function webHandlerOnNode(handler: TokenBrokerHandler): NodeTokenBrokerHandler {
+  return async function nodeTokenBroker(req, res, next) {
+    try {
+      if (FORBIDDEN_METHODS.test(req.method ?? '')) {
+        // The fetch Request cannot even represent these; answer as the broker does for any non-GET.
+        res.writeHead(405, { Allow: 'GET, OPTIONS', ...JSON_NO_STORE });
+        res.end(JSON.stringify({ error: 'Use GET to obtain a token.' }));
+        return;
+      }
+      const response = await handler(toWebRequest(req), { req, res });
+      const headers: Record<string, string> = {};
+      response.headers.forEach((value, name) => {
+        headers[name] = value;
+      });
+      const body = response.body ? Buffer.from(await response.arrayBuffer()) : undefined;
+      res.writeHead(response.status, headers);
+      res.end(body);
+    } catch (error) {
+      failed(error, res, next);
+    }
+  };
+}
+
+function writeAnswer(answer: BrokerAnswer, res: ServerResponse): void {
+  res.writeHead(answer.status, answer.headers);
+  res.end(answer.body ?? undefined);
+}
+
+/** The broker answers every failure itself; this is a broken socket or a bug in the host. */
+function failed(error: unknown, res: ServerResponse, next: ((error?: unknown) => void) | undefined): void {
+  if (next) {
+    next(error);
+  } else if (!res.headersSent) {
+    res.writeHead(500, JSON_NO_STORE);
+    res.end(INTERNAL_ERROR);
+  } else {
+    res.destroy();
+  }
+}
+
+/** A header as one string (Node joins repeated ones, Cookie with "; "), or null. */
+function headerOf(req: IncomingMessage, name: string): string | null {
+  const value = req.headers[name];
+  if (value === undefined) return null;
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+export function toWebRequest(req: IncomingMessage): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined || name.startsWith(':')) continue;
@@ -60,7 +115,8 @@ function toWebRequest(req: IncomingMessage): Request {
   // Express rewrites req.url under a mounted router; originalUrl is what the browser asked for.
   const path = (req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url ?? '/';
   const host = safeHost(req.headers.host);
-  // The broker reads no request body (GET only), so none is forwarded; other methods get 405.
+  // The broker reads no request body (GET only), so none is forwarded; other methods get 405. A method
+  // the fetch Request cannot represent (CONNECT, TRACE) never gets here: only GETs reach authorize.
   return new Request(`${secure ? 'https' : 'http'}://${host}${path.startsWith('/') ? path : `/${path}`}`, {
     method: req.method ?? 'GET',
     headers,
@@ -70,14 +126,4 @@ function toWebRequest(req: IncomingMessage): Request {
 /** The Host header only builds the Request URL; a malformed one must not make the URL unparsable. */
 function safeHost(host: string | undefined): string {
   return host && /^[A-Za-z0-9.\-:[\]]+$/.test(host) ? host : 'localhost';
-}
-
-async function writeWebResponse(response: Response, res: ServerResponse): Promise<void> {
-  const headers: Record<string, string> = {};
-  response.headers.forEach((value, name) => {
-    headers[name] = value;
-  });
-  const body = response.body ? Buffer.from(await response.arrayBuffer()) : undefined;
-  res.writeHead(response.status, headers);
-  res.end(body);
 }

@@ -18,6 +18,7 @@ import { BioIDError } from '../core/errors.js';
 import { tokenEndpoint, type IdpClient } from '../core/exchange.js';
 import { DEFAULT_MAX_REUSE_MS } from './user-tokens.js';
 import type { FetchLike } from '../core/http.js';
+import type { BrokerRefusal } from './refusal.js';
 
 /**
  * What an adapter knows besides the web `Request`: the Node adapter passes the original `req` and `res`,
@@ -73,6 +74,12 @@ export interface TokenBrokerOptions {
    * never sends the token to another origin (product.md 5), so injected markup cannot aim it elsewhere.
    */
   middlewareUrl?: string;
+  /**
+   * Called once per refused request with its reason, status, method and Origin (never a cookie or a token),
+   * for your logs or metrics. Default: a structured log line for a preflight from an origin that is not in
+   * allowedOrigins, which the page itself cannot explain; other refusals are not logged.
+   */
+  onRefusal?: (refusal: BrokerRefusal) => void;
 }
 
 export const DEFAULT_BROKER_TIMEOUT_MS = 10_000;
@@ -90,6 +97,7 @@ export interface ResolvedBrokerOptions {
   timeoutMs: number;
   logger: (message: string) => void;
   middlewareUrl: string | undefined;
+  onRefusal: ((refusal: BrokerRefusal) => void) | undefined;
 }
 
 const WHERE = 'createTokenBroker';
@@ -124,6 +132,7 @@ const OPTIONS = {
   logger: (value: unknown, field: string) =>
     optionalFunction<(message: string) => void>(value, field) ?? ((message: string) => console.warn(message)),
   middlewareUrl: (value: unknown, field: string) => (value === undefined ? undefined : requireSecureUrl(value, field)),
+  onRefusal: optionalFunction<(refusal: BrokerRefusal) => void>,
 };
 const EXCHANGE_OPTIONS = { subjectToken: passThrough, maxCachedUsers: passThrough, maxReuseMs: millisecondsOr(DEFAULT_MAX_REUSE_MS) };
 
@@ -153,6 +162,7 @@ export function resolveBrokerOptions(options: TokenBrokerOptions): ResolvedBroke
     timeoutMs: o.timeoutMs,
     logger: o.logger,
     middlewareUrl: o.middlewareUrl,
+    onRefusal: o.onRefusal,
   };
 }
 

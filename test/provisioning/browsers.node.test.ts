@@ -22,6 +22,8 @@ const ALL = [
   '/usr/bin/WebKitWebDriver',
   '/usr/lib/aarch64-linux-gnu/webkit2gtk-4.1/MiniBrowser',
   '/usr/bin/Xvfb',
+  '/usr/bin/php',
+  '/usr/lib/php/20220829/curl.so',
 ];
 
 /** A machine with `files` (executables), `uid`, an os-release text; records every command run. */
@@ -55,10 +57,10 @@ describe('scripts/browsers.mjs: find, install on Debian as root, otherwise stop 
       (error: unknown) => {
         assert.ok(error instanceof MissingError);
         const message = (error as Error).message;
-        for (const name of ['Chromium', 'Firefox', 'WebKitWebDriver', 'MiniBrowser', 'Xvfb']) assert.match(message, new RegExp(`- ${name}`));
+        for (const name of ['Chromium', 'Firefox', 'WebKitWebDriver', 'MiniBrowser', 'Xvfb', 'PHP \\(CLI\\)', 'PHP curl extension']) assert.match(message, new RegExp(`- ${name}`));
         assert.match(message, /you are not root and sudo -n is not available/);
-        assert.match(message, /apt-get install -y --no-install-recommends chromium firefox-esr webkit2gtk-driver xvfb$/m);
-        assert.match(message, /CHROME_PATH=\S+ FIREFOX_PATH=\S+ WEBKIT_WEBDRIVER_PATH=\S+ MINIBROWSER_PATH=\S+ XVFB_PATH=\S+/);
+        assert.match(message, /apt-get install -y --no-install-recommends chromium firefox-esr webkit2gtk-driver xvfb php-cli php-curl$/m);
+        assert.match(message, /CHROME_PATH=\S+ FIREFOX_PATH=\S+ WEBKIT_WEBDRIVER_PATH=\S+ MINIBROWSER_PATH=\S+ XVFB_PATH=\S+ PHP_PATH=\S+ PHP_CURL_PATH=\S+curl\.so/);
         return true;
       },
     );
@@ -128,5 +130,17 @@ describe('scripts/browsers.mjs: find, install on Debian as root, otherwise stop 
     assert.deepStrictEqual(missing, []);
     assert.strictEqual(found.firefox, '/opt/ff/firefox');
     assert.strictEqual(found.xvfb, undefined);
+  });
+
+  it('issue 14 item 3: PHP for the recipes comes from the same step: php-cli and php-curl installed with apt-get on Debian as root, curl.so found in any API-dated directory', () => {
+    const { inputs, ran } = machine({
+      files: ALL.filter((f) => !f.includes('php')),
+      uid: 0,
+      installs: ['/usr/bin/php', '/usr/lib/php/20240924/curl.so'],
+    });
+    const found = ensure(inputs);
+    assert.strictEqual(ran[2], 'apt-get install -y -qq --no-install-recommends php-cli php-curl [DEBIAN_FRONTEND=noninteractive]');
+    assert.strictEqual(found.php, '/usr/bin/php');
+    assert.strictEqual(found.phpCurl, '/usr/lib/php/20240924/curl.so', 'a plain file, not an executable');
   });
 });

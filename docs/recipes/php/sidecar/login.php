@@ -1,0 +1,3 @@
+<?php
+// The shared sign-in of the recipes.
+require __DIR__ . '/../login.php';

@@ -1,0 +1,139 @@
+/**
+ * The `bioid-broker` command of bioid-sdk: `serve` runs the reference token broker as a sidecar for a
+ * backend in any language; `check <url>` probes any broker against docs/broker-contract.md.
+ */
+import { parseArgs } from 'node:util';
+import { BioIDError } from '../core/errors.js';
+import { BROKER_ENV } from '../broker/env.js';
+import { checkBroker, formatResults } from '../broker/contract-check.js';
+import { DEFAULT_HOST, DEFAULT_PORT, HEALTH_PATH, SERVE_ENV, serve } from '../broker/serve.js';
+
+const USAGE = `bioid-broker: the token broker of bioid-sdk, for backends in any language.
+
+Usage:
+  bioid-broker serve
+      Runs the reference token broker (GET any path but ${HEALTH_PATH}), configured by environment:
+        ${SERVE_ENV.sessionCheckUrl}  required: your backend's session check; each token request's
+                                 Cookie header is forwarded to it with GET; 2xx = signed in
+        ${BROKER_ENV.clientId}, ${BROKER_ENV.clientSecret}, ${BROKER_ENV.issuerUrl}, ${BROKER_ENV.realm}   required
+        ${BROKER_ENV.allowedOrigins}   comma-separated exact origins of your frontend (CORS)
+        ${BROKER_ENV.middlewareUrl}    answered as middleware_url (recommended)
+        ${BROKER_ENV.audience}, ${BROKER_ENV.scope}, ${BROKER_ENV.timeoutMs}, ${BROKER_ENV.requireCsrfHeader}
+        ${SERVE_ENV.tokenExchange}     true: RFC 8693 variant; the session check answers
+                                 { "subject_token": "<the user's access token>" }
+        ${SERVE_ENV.port} (default ${DEFAULT_PORT}, 0 = any free port), ${SERVE_ENV.host} (default ${DEFAULT_HOST})
+      ${HEALTH_PATH} answers 200 { "status": "ok" }. SIGTERM or SIGINT stops it after requests in flight.
+      Logs one JSON line per event on stdout, each refused request included; never a cookie, token or secret.
+
+  bioid-broker check <url> [--cookie "<name>=<value>"] [--origin <origin>]
+                           [--second-cookie "<name>=<value>"] [--expect-502]
+      Probes the broker at <url> against each numbered rule of the broker contract
+      (docs/broker-contract.md) and prints pass, FAIL or skip per rule; exits 1 if a rule fails.
+        --cookie         the Cookie header of a signed-in session (the success rules need it)
+        --origin         an origin the broker allows (the CORS rules need it)
+        --second-cookie  another user's session: RFC 8693 brokers must give each user their own token
+        --expect-502     the broker's identity provider is made to fail: expect 502 { error }
+      Ends within 30 seconds.
+
+  bioid-broker --help    this text
+
+Exit status: 0 success, 1 a rule failed or the broker could not start, 2 wrong usage.
+`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(USAGE);
+    return command === undefined ? 2 : 0;
+  }
+  if (command === 'serve') return runServe(rest);
+  if (command === 'check') return runCheck(rest);
+  return usageError(`unknown command "${command.slice(0, 40)}"`);
+}
+
+async function runServe(args: string[]): Promise<number> {
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (args.length) return usageError('serve takes no arguments; it is configured by environment variables');
+  const broker = await serve({ env: process.env });
+  await new Promise<void>((resolve) => {
+    const stop = () => void broker.close().then(resolve);
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+  });
+  return 0;
+}
+
+async function runCheck(args: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        cookie: { type: 'string' },
+        origin: { type: 'string' },
+        'second-cookie': { type: 'string' },
+        'expect-502': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    return usageError(error instanceof Error ? error.message : String(error));
+  }
+  if (parsed.values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const [url, ...extra] = parsed.positionals;
+  if (!url || extra.length) return usageError('check takes one broker URL, for example bioid-broker check https://app.example.com/bioid/token');
+  try {
+    const target = new URL(url);
+    if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new Error();
+  } catch {
+    return usageError(`"${url.slice(0, 100)}" is not an absolute http(s) URL`);
+  }
+  const origin = parsed.values.origin;
+  if (origin !== undefined) {
+    let ok = false;
+    try {
+      ok = new URL(origin).origin === origin;
+    } catch {
+      ok = false;
+    }
+    if (!ok) return usageError(`--origin must be an origin only (scheme://host[:port]), as a browser sends it; got "${origin.slice(0, 100)}"`);
+  }
+  const options = {
+    cookie: parsed.values.cookie,
+    origin,
+    secondCookie: parsed.values['second-cookie'],
+    expect502: parsed.values['expect-502'],
+  };
+  const results = await checkBroker(url, options);
+  const { text, failed } = formatResults(url, results, options);
+  process.stdout.write(`${text}\n`);
+  return failed ? 1 : 0;
+}
+
+function usageError(message: string): number {
+  process.stderr.write(`bioid-broker: ${message}.\nRun bioid-broker --help for usage.\n`);
+  return 2;
+}
+
+main(process.argv.slice(2)).then(
+  (status) => {
+    // `serve` has closed its server; `check` has nothing open. Exit explicitly so a keep-alive socket of a
+    // probed broker cannot hold the process.
+    setImmediate(() => process.exit(status));
+  },
+  (error: unknown) => {
+    // Configuration errors name the variable; nothing else is expected here. Never print a stack with values.
+    // A system error (EADDRINUSE on listen) names the address, which is no secret.
+    const known = error instanceof BioIDError || error instanceof TypeError || typeof (error as NodeJS.ErrnoException)?.code === 'string';
+    const message = known ? (error as Error).message : `unexpected failure (${error instanceof Error ? error.name : typeof error})`;
+    process.stderr.write(`bioid-broker: ${message}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,350 @@
+/**
+ * `bioid-broker check <url>`: probes any token broker (any language) against the numbered rules of
+ * docs/broker-contract.md and says pass, fail or skipped per rule. It sends requests a browser would send
+ * and some it would not (a POST, a forged cookie, a foreign Origin), over node:http so every header is
+ * exactly the one chosen (fetch would add its own Sec-Fetch-* headers). Bounded: each probe 5 s, all of
+ * them 25 s, so the check ends by itself within 30 s whatever the broker does.
+ *
+ * The checker reads tokens to compare them; it never prints one.
+ */
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+
+export interface CheckOptions {
+  /** A signed-in session's Cookie header (`name=value`); without it the success rules are skipped. */
+  cookie?: string | undefined;
+  /** An origin the broker allows (its frontend); without it the CORS grant rules are skipped. */
+  origin?: string | undefined;
+  /** A second signed-in user's Cookie header: rule 12 (RFC 8693 brokers only) then checks per-user tokens. */
+  secondCookie?: string | undefined;
+  /** The broker's identity provider is made to fail: a signed-in GET must answer rule 10's 502. */
+  expect502?: boolean | undefined;
+  /** Whole check; default 25000 ms. */
+  deadlineMs?: number | undefined;
+  /** Wait between the two signed-in GETs of rule 9; default 1100 ms (expires_in counts whole seconds). */
+  cacheWaitMs?: number | undefined;
+}
+
+export type RuleStatus = 'pass' | 'fail' | 'skip';
+
+export interface RuleResult {
+  rule: number;
+  title: string;
+  status: RuleStatus;
+  /** Why it failed or was skipped; empty on pass. */
+  notes: string[];
+}
+
+/** The rules, numbered as in docs/broker-contract.md. */
+export const RULES: Record<number, string> = {
+  1: 'GET only: another method gets 405 and Allow: GET, OPTIONS',
+  2: 'preflight: an allowed origin gets a grant, another origin 403',
+  3: 'anti-CSRF: a GET without X-CSRF: 1 gets 403 { error, reason: "csrf" }',
+  4: 'session gate: no session, 401 { error, reason: "no-session" }',
+  5: 'cookie withheld: cross-site without Cookie, 401 reason "no-cookie" (never otherwise)',
+  6: 'CORS: exact origin with credentials, Vary: Origin, never *',
+  7: 'every GET answer is JSON with Cache-Control: no-store',
+  8: 'success: 200 { access_token, expires_in, middleware_url? }',
+  9: 'caching: a cached token answers what is left of expires_in',
+  10: 'exchange failure: 502 with exactly { error }',
+  11: 'no token in any refusal',
+  12: 'RFC 8693 variant: each user gets a token of their own',
+};
+
+/** An origin no broker allows (a reserved name that never resolves). */
+const FOREIGN_ORIGIN = 'https://not-allowed.bioid-check.invalid';
+const PROBE_TIMEOUT_MS = 5000;
+const MAX_BODY = 64 * 1024;
+
+interface Probe {
+  label: string;
+  method: string;
+  headers: Record<string, string>;
+  status: number;
+  /** Lower-case names. */
+  headersIn: IncomingHttpHeaders;
+  text: string;
+  json: unknown;
+  /** Network failure or timeout, instead of an answer. */
+  error?: string;
+}
+
+export async function checkBroker(url: string, options: CheckOptions = {}): Promise<RuleResult[]> {
+  const target = new URL(url);
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new TypeError(`check: ${url} is not an http(s) URL.`);
+  const deadline = Date.now() + (options.deadlineMs ?? 25_000);
+  const { cookie, origin, secondCookie } = options;
+  const forged = forgedCookie(cookie);
+  const results = new Map<number, RuleResult>();
+  for (const [n, title] of Object.entries(RULES)) results.set(Number(n), { rule: Number(n), title, status: 'pass', notes: [] });
+  const fail = (rule: number, note: string) => {
+    const r = results.get(rule)!;
+    r.status = 'fail';
+    r.notes.push(note);
+  };
+  const skip = (rule: number, note: string) => {
+    const r = results.get(rule)!;
+    if (r.status === 'pass') r.status = 'skip';
+    r.notes.push(note);
+  };
+  const probes: Probe[] = [];
+  const probe = async (label: string, method: string, headers: Record<string, string>): Promise<Probe> => {
+    const p = await send(target, label, method, headers, deadline);
+    probes.push(p);
+    return p;
+  };
+  const withOrigin = (headers: Record<string, string>) => (origin ? { ...headers, Origin: origin } : headers);
+  const signedIn = (extra: Record<string, string> = {}) => withOrigin({ 'X-CSRF': '1', ...(cookie ? { Cookie: cookie } : {}), ...extra });
+  /** A failed probe (no answer) fails its rule with the reason, and the expectations are not read. */
+  const answered = (rule: number, p: Probe) => {
+    if (p.error) fail(rule, `${p.label}: ${p.error}`);
+    return !p.error;
+  };
+
+  // Rule 1: methods.
+  const post = await probe('POST', 'POST', signedIn());
+  if (answered(1, post)) {
+    if (post.status !== 405) fail(1, `POST answered HTTP ${post.status}, not 405`);
+    if (!/\bGET\b/i.test(String(post.headersIn.allow ?? ''))) fail(1, 'POST: the 405 has no Allow header naming GET (Allow: GET, OPTIONS)');
+  }
+
+  // Rule 2: preflights.
+  const preflightHeaders = { 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'x-csrf' };
+  if (origin) {
+    const ok = await probe('preflight from the allowed origin', 'OPTIONS', { Origin: origin, ...preflightHeaders });
+    if (answered(2, ok)) {
+      if (ok.status < 200 || ok.status > 299) fail(2, `preflight from ${origin} answered HTTP ${ok.status}, not 204`);
+      if (ok.headersIn['access-control-allow-origin'] !== origin) fail(2, `preflight from ${origin}: Access-Control-Allow-Origin is ${show(ok.headersIn['access-control-allow-origin'])}, not that exact origin`);
+      if (ok.headersIn['access-control-allow-credentials'] !== 'true') fail(2, 'preflight: Access-Control-Allow-Credentials is not "true"');
+      if (!listHas(ok.headersIn['access-control-allow-methods'], 'GET')) fail(2, 'preflight: Access-Control-Allow-Methods does not list GET');
+      if (!listHas(ok.headersIn['access-control-allow-headers'], 'X-CSRF')) fail(2, 'preflight: Access-Control-Allow-Headers does not list X-CSRF');
+    }
+  } else {
+    skip(2, 'the grant to an allowed origin is not probed: pass --origin <your frontend origin>');
+  }
+  const foreignPreflight = await probe('preflight from a foreign origin', 'OPTIONS', { Origin: FOREIGN_ORIGIN, ...preflightHeaders });
+  if (answered(2, foreignPreflight)) {
+    if (foreignPreflight.headersIn['access-control-allow-origin']) fail(2, `preflight from a foreign origin got Access-Control-Allow-Origin ${show(foreignPreflight.headersIn['access-control-allow-origin'])}`);
+    if (foreignPreflight.status !== 403) fail(2, `preflight from a foreign origin answered HTTP ${foreignPreflight.status}, not 403`);
+  }
+
+  // Rule 3: the anti-CSRF header, checked before the session (with the session cookie when we have one).
+  const noCsrf = await probe('GET without X-CSRF', 'GET', withOrigin(cookie ? { Cookie: cookie } : {}));
+  if (answered(3, noCsrf)) expectRefusal(3, noCsrf, 403, 'csrf', fail);
+
+  // Rule 4: no session (no cookie; a forged cookie).
+  const anonymous = await probe('GET without a cookie', 'GET', withOrigin({ 'X-CSRF': '1' }));
+  if (answered(4, anonymous)) expectRefusal(4, anonymous, 401, 'no-session', fail);
+  const forgedSession = await probe('GET with a forged session cookie', 'GET', withOrigin({ 'X-CSRF': '1', Cookie: forged }));
+  if (answered(4, forgedSession)) expectRefusal(4, forgedSession, 401, 'no-session', fail);
+
+  // Rule 5: "no-cookie" exactly when the browser says cross-site and sends no cookie.
+  const crossSite = await probe('cross-site GET without a cookie', 'GET', withOrigin({ 'X-CSRF': '1', 'Sec-Fetch-Site': 'cross-site' }));
+  if (answered(5, crossSite)) expectRefusal(5, crossSite, 401, 'no-cookie', fail);
+  const sameSite = await probe('same-site GET without a cookie', 'GET', withOrigin({ 'X-CSRF': '1', 'Sec-Fetch-Site': 'same-site' }));
+  if (answered(5, sameSite) && reasonOf(sameSite) === 'no-cookie') fail(5, 'a same-site request without a cookie got reason "no-cookie" (only cross-site ones may)');
+  if (answered(5, forgedSession) && reasonOf(forgedSession) === 'no-cookie') fail(5, 'a request that carries a Cookie got reason "no-cookie"');
+  const crossSiteForged = await probe('cross-site GET with a forged cookie', 'GET', withOrigin({ 'X-CSRF': '1', 'Sec-Fetch-Site': 'cross-site', Cookie: forged }));
+  if (answered(5, crossSiteForged)) {
+    if (reasonOf(crossSiteForged) === 'no-cookie') fail(5, 'a cross-site request that carries a Cookie got reason "no-cookie"');
+    if (crossSiteForged.status !== 401) fail(5, `a cross-site request with a forged cookie answered HTTP ${crossSiteForged.status}, not 401`);
+  }
+
+  // Rules 8, 9, 10: signed in.
+  let token: string | undefined;
+  if (!cookie) {
+    for (const rule of [8, 9, 12]) skip(rule, 'needs a signed-in session: pass --cookie "<name>=<value>"');
+    if (options.expect502) skip(10, 'needs a signed-in session: pass --cookie "<name>=<value>"');
+  } else if (options.expect502) {
+    const failed = await probe('signed-in GET (IdP failing)', 'GET', signedIn());
+    if (answered(10, failed)) check502(failed, fail);
+    for (const rule of [8, 9, 12]) skip(rule, 'not probed with --expect-502 (no token can be issued)');
+  } else {
+    const first = await probe('signed-in GET', 'GET', signedIn({ 'Sec-Fetch-Site': 'cross-site' }));
+    if (answered(8, first)) token = checkSuccess(first, fail);
+    if (reasonOf(first) === 'no-cookie') fail(5, 'a cross-site request that carries the session cookie got reason "no-cookie"');
+    if (token !== undefined) {
+      const firstIn = (first.json as { expires_in: number }).expires_in;
+      const waitMs = Math.min(options.cacheWaitMs ?? 1100, Math.max(0, deadline - Date.now() - PROBE_TIMEOUT_MS));
+      await sleep(waitMs);
+      const later = await probe('signed-in GET after a wait', 'GET', signedIn());
+      const laterBody = later.json as { access_token?: unknown; expires_in?: unknown } | undefined;
+      if (answered(9, later) && checkSuccess(later, (_, note) => fail(9, note)) === token && typeof laterBody?.expires_in === 'number' && laterBody.expires_in >= firstIn) {
+        fail(9, `the same token was answered ${(waitMs / 1000).toFixed(1)} s later with expires_in ${laterBody.expires_in} (first ${firstIn}): a cached token must answer what is left of its life`);
+      }
+    } else {
+      skip(9, 'no token to compare (rule 8 failed)');
+    }
+    if (secondCookie && token !== undefined) {
+      const other = await probe('GET as the second user', 'GET', withOrigin({ 'X-CSRF': '1', Cookie: secondCookie }));
+      if (answered(12, other)) {
+        const otherToken = checkSuccess(other, (_, note) => fail(12, `second user: ${note}`));
+        if (otherToken !== undefined && otherToken === token) fail(12, 'two signed-in users got the same token: an RFC 8693 broker exchanges and caches per user');
+      }
+    } else if (!secondCookie) {
+      skip(12, 'RFC 8693 brokers only: pass --second-cookie with another user\'s session');
+    }
+  }
+  // A foreign origin reading a signed-in answer must get no grant (rule 6).
+  await probe('GET from a foreign origin', 'GET', { 'X-CSRF': '1', Origin: FOREIGN_ORIGIN, ...(cookie ? { Cookie: cookie } : {}) });
+
+  // Rule 10 on any 5xx seen; skipped when none was provoked.
+  if (!options.expect502) {
+    const errors = probes.filter((p) => !p.error && p.status >= 500);
+    for (const p of errors) check502(p, fail);
+    if (errors.length === 0) skip(10, 'not provoked: run the check with --expect-502 while the broker\'s identity provider refuses (for example a wrong client secret)');
+  }
+
+  // Rules 6, 7, 11 over every answer.
+  for (const p of probes) {
+    if (p.error) continue;
+    const allowOrigin = p.headersIn['access-control-allow-origin'];
+    if (allowOrigin === '*') fail(6, `${p.label}: Access-Control-Allow-Origin: * (a wildcard hands tokens to any site)`);
+    const sentOrigin = p.headers.Origin;
+    if (sentOrigin === FOREIGN_ORIGIN && allowOrigin) fail(6, `${p.label}: the foreign origin got Access-Control-Allow-Origin ${show(allowOrigin)}`);
+    if (origin && sentOrigin === origin && p.method === 'GET') {
+      if (allowOrigin !== origin) fail(6, `${p.label}: Access-Control-Allow-Origin is ${show(allowOrigin)}, not ${origin}`);
+      if (p.headersIn['access-control-allow-credentials'] !== 'true') fail(6, `${p.label}: Access-Control-Allow-Credentials is not "true"`);
+    }
+    if (!listHas(p.headersIn.vary, 'Origin') && !listHas(p.headersIn.vary, '*')) fail(6, `${p.label}: no Vary: Origin`);
+    if (p.method === 'GET') {
+      if (!/\bno-store\b/i.test(String(p.headersIn['cache-control'] ?? ''))) fail(7, `${p.label}: Cache-Control is ${show(p.headersIn['cache-control'])}, not no-store`);
+      if (!/^application\/json\b/i.test(String(p.headersIn['content-type'] ?? ''))) fail(7, `${p.label}: Content-Type is ${show(p.headersIn['content-type'])}, not application/json`);
+    }
+    if (p.status !== 200) {
+      if (p.json && typeof p.json === 'object' && 'access_token' in p.json) fail(11, `${p.label}: a ${p.status} answer carries access_token`);
+      if (token && (p.text.includes(token) || JSON.stringify(p.headersIn).includes(token))) fail(11, `${p.label}: a ${p.status} answer holds the token`);
+    }
+  }
+  if (!origin) skip(6, 'the grant on GET answers is not probed: pass --origin <your frontend origin>');
+  return [...results.values()];
+}
+
+function expectRefusal(rule: number, p: Probe, status: number, reason: string, fail: (rule: number, note: string) => void): void {
+  if (p.status !== status) {
+    fail(rule, `${p.label}: HTTP ${p.status}, not ${status}`);
+    return;
+  }
+  const body = p.json as { error?: unknown; reason?: unknown } | undefined;
+  if (!body || typeof body !== 'object' || typeof body.error !== 'string') fail(rule, `${p.label}: the body is not a JSON object with a string "error"`);
+  else if (body.reason !== reason) fail(rule, `${p.label}: reason is ${show(body.reason)}, not "${reason}"`);
+}
+
+function check502(p: Probe, fail: (rule: number, note: string) => void): void {
+  if (p.status !== 502) {
+    fail(10, `${p.label}: HTTP ${p.status}, not 502`);
+    return;
+  }
+  const body = p.json as Record<string, unknown> | undefined;
+  if (!body || typeof body !== 'object' || Array.isArray(body) || typeof body.error !== 'string') fail(10, `${p.label}: the 502 body is not a JSON object with a string "error"`);
+  else if (Object.keys(body).length !== 1) fail(10, `${p.label}: the 502 body has fields besides "error" (${Object.keys(body).filter((k) => k !== 'error').join(', ')}); spec 4.1 says exactly { error }`);
+}
+
+/** Rule 8; returns the token when the answer is a valid success. */
+function checkSuccess(p: Probe, fail: (rule: number, note: string) => void): string | undefined {
+  if (p.status !== 200) {
+    fail(8, `${p.label}: HTTP ${p.status}${reasonOf(p) ? ` (reason ${show(reasonOf(p))})` : ''}, not 200: is the --cookie a signed-in session?`);
+    return undefined;
+  }
+  const body = p.json as Record<string, unknown> | undefined;
+  if (!body || typeof body !== 'object' || Array.isArray(body)) {
+    fail(8, `${p.label}: the body is not a JSON object`);
+    return undefined;
+  }
+  const { access_token: token, expires_in: expiresIn, middleware_url: middlewareUrl } = body;
+  let ok = true;
+  // product.md 5: any legal header value, trimmed, without control characters.
+  if (typeof token !== 'string' || token.trim() === '' || token !== token.trim() || /[\u0000-\u001f\u007f]/.test(token)) {
+    fail(8, `${p.label}: access_token is not a non-empty string usable as a header value`);
+    ok = false;
+  }
+  if (typeof expiresIn !== 'number' || !Number.isFinite(expiresIn) || expiresIn <= 0) {
+    fail(8, `${p.label}: expires_in is ${show(expiresIn)}, not a positive number of seconds`);
+    ok = false;
+  }
+  if (middlewareUrl !== undefined && !isHttpUrl(middlewareUrl)) {
+    fail(8, `${p.label}: middleware_url is not an absolute http(s) URL`);
+    ok = false;
+  }
+  return ok ? (token as string) : undefined;
+}
+
+const reasonOf = (p: Probe): unknown => (p.json as { reason?: unknown } | undefined)?.reason;
+
+function isHttpUrl(value: unknown): boolean {
+  if (typeof value !== 'string') return false;
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' || url.protocol === 'http:';
+  } catch {
+    return false;
+  }
+}
+
+/** The same cookie names with values no session has. */
+function forgedCookie(cookie: string | undefined): string {
+  if (!cookie) return 'session=bioid-check-forged-0000';
+  return cookie
+    .split(';')
+    .map((part) => part.trim())
+    .filter(Boolean)
+    .map((part) => `${part.split('=')[0]}=bioid-check-forged-0000`)
+    .join('; ');
+}
+
+const listHas = (value: string | string[] | undefined, item: string) =>
+  String(value ?? '')
+    .split(',')
+    .some((part) => part.trim().toLowerCase() === item.toLowerCase());
+
+/** A header value for a message: quoted, bounded, "none" when absent (never a token: only CORS/cache headers are shown). */
+const show = (value: unknown) => (value === undefined || value === null ? 'none' : JSON.stringify(typeof value === 'string' ? value.slice(0, 80) : value));
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function send(target: URL, label: string, method: string, headers: Record<string, string>, deadline: number): Promise<Probe> {
+  const base = { label, method, headers, status: 0, headersIn: {}, text: '', json: undefined };
+  const timeout = Math.min(PROBE_TIMEOUT_MS, deadline - Date.now());
+  if (timeout <= 0) return Promise.resolve({ ...base, error: 'not sent: the check ran out of time (25 s)' });
+  const request = target.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise<Probe>((resolve) => {
+    const req = request(target, { method, headers: { Accept: 'application/json', ...headers }, timeout }, (res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size <= MAX_BODY) chunks.push(chunk);
+      });
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let json: unknown;
+        try {
+          json = JSON.parse(text);
+        } catch {
+          json = undefined;
+        }
+        resolve({ ...base, status: res.statusCode ?? 0, headersIn: res.headers, text, json });
+      });
+      res.on('error', (error) => resolve({ ...base, error: `the answer broke off (${error.message})` }));
+    });
+    req.on('timeout', () => req.destroy(new Error(`no answer within ${timeout} ms`)));
+    req.on('error', (error) => resolve({ ...base, error: `no answer (${(error as NodeJS.ErrnoException).code ?? error.message})` }));
+    req.end();
+  });
+}
+
+/** The report: one line per rule, then a summary; the exit status is `failed ? 1 : 0`. */
+export function formatResults(url: string, results: RuleResult[], options: CheckOptions = {}): { text: string; failed: number } {
+  const lines = [
+    `bioid-broker check ${url}${options.origin ? ` (origin ${options.origin})` : ''}${options.cookie ? ', signed in' : ', no session cookie'}`,
+  ];
+  for (const r of results) {
+    const word = r.status === 'pass' ? 'pass' : r.status === 'fail' ? 'FAIL' : 'skip';
+    lines.push(`  ${word}  rule ${String(r.rule).padStart(2)}  ${r.title}`);
+    for (const note of r.notes) lines.push(`              ${r.status === 'fail' ? '- ' : ''}${note}`);
+  }
+  const count = (s: RuleStatus) => results.filter((r) => r.status === s).length;
+  const failed = count('fail');
+  lines.push(`${results.length} rules: ${count('pass')} pass, ${failed} fail, ${count('skip')} skipped (rules: docs/broker-contract.md in bioid-sdk)`);
+  return { text: lines.join('\n'), failed };
+}

@@ -1,0 +1,99 @@
+/**
+ * Helpers of the `bioid-broker` tests: the built command (dist/bin/bioid-broker.js, so `npm run build`
+ * first), a sidecar started from it on 127.0.0.1 port 0, and `check` runs.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { createInterface } from 'node:readline';
+import { startServer, type LocalServer } from './support.js';
+
+export const BIN = fileURLToPath(new URL('../../dist/bin/bioid-broker.js', import.meta.url));
+
+export interface RunResult {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+/** Runs the command to its end (bounded by `timeoutMs`, default 40 s: check must end by itself in 30). */
+export function runBin(args: string[], env: Record<string, string> = {}, timeoutMs = 40_000): Promise<RunResult> {
+  const started = Date.now();
+  const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('exit', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr, ms: Date.now() - started });
+    });
+  });
+}
+
+export interface Sidecar {
+  url: string;
+  /** Every JSON line it printed so far. */
+  lines: Record<string, unknown>[];
+  /** All of its output, for "never holds a secret" assertions. */
+  output(): string;
+  child: ChildProcess;
+  /** SIGTERM, and its exit status. */
+  stop(): Promise<number | null>;
+}
+
+/** `bioid-broker serve` with `env` (BIOID_PORT=0 added); resolves once it prints its "listening" line. */
+export function startSidecar(env: Record<string, string>): Promise<Sidecar> {
+  const child = spawn(process.execPath, [BIN, 'serve'], {
+    env: { PATH: process.env.PATH ?? '', BIOID_PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: Record<string, unknown>[] = [];
+  let raw = '';
+  child.stderr!.on('data', (chunk: Buffer) => (raw += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (status) => resolve(status)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`bioid-broker serve did not start within 10 s: ${raw}`)), 10_000);
+    void exited.then((status) => reject(new Error(`bioid-broker serve exited with ${status}: ${raw}`)));
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      raw += `${line}\n`;
+      const record = JSON.parse(line) as Record<string, unknown>;
+      lines.push(record);
+      if (record.event === 'listening') {
+        clearTimeout(timer);
+        resolve({
+          url: record.url as string,
+          lines,
+          output: () => raw,
+          child,
+          stop: () => {
+            child.kill('SIGTERM');
+            return exited;
+          },
+        });
+      }
+    });
+  });
+}
+
+/**
+ * The integrator's session check, as a backend in any language would expose it: 204 for a known session
+ * cookie (`sid=<name>`), 401 otherwise; with `subjectTokens`, 200 `{ subject_token }` (RFC 8693 variant).
+ */
+export async function startSessionCheck(users: string[], subjectTokens?: Map<string, string>): Promise<LocalServer & { calls: (string | undefined)[] }> {
+  const calls: (string | undefined)[] = [];
+  const server = await startServer((req, res) => {
+    calls.push(req.headers.cookie);
+    const user = /(?:^|;\s*)sid=([^;]+)/.exec(req.headers.cookie ?? '')?.[1];
+    if (!user || !users.includes(user)) {
+      res.writeHead(401).end();
+      return;
+    }
+    const subjectToken = subjectTokens?.get(user);
+    if (subjectToken) res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ subject_token: subjectToken }));
+    else res.writeHead(204).end();
+  });
+  return { ...server, calls };
+}

@@ -1,0 +1,135 @@
+/**
+ * Issue 14 item 2: `bioid-broker check` fails a broker that breaks a rule, and names the rule. Each broken
+ * broker is the reference broker with one thing changed, on 127.0.0.1 port 0.
+ */
+import { assert } from 'chai';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { startIdp, type RunningIdp } from '../../simulator/src/idp.js';
+import { checkBroker, type CheckOptions, type RuleResult } from '../../src/broker/contract-check.js';
+import { createTokenBroker, toNodeHandler, type TokenBrokerOptions } from '../../src/broker/index.js';
+import { runBin } from './bin-support.js';
+import { APP_ORIGIN, CLIENT, startServer, type LocalServer } from './support.js';
+
+let idp: RunningIdp;
+before(async () => {
+  idp = await startIdp({ clients: [CLIENT] });
+});
+after(() => idp.close());
+
+const signedIn = (request: Request) => /(^|;\s*)sid=alice(;|$)/.test(request.headers.get('cookie') ?? '');
+
+/** The reference broker (cookie `sid=alice` signed in), optionally with its web answer rewritten. */
+function reference(overrides: Partial<TokenBrokerOptions> = {}, rewrite?: (response: Response, request: Request) => Response | Promise<Response>) {
+  const broker = createTokenBroker({
+    issuerUrl: idp.baseUrl,
+    realm: idp.realm,
+    ...CLIENT,
+    allowedOrigins: [APP_ORIGIN],
+    authorize: signedIn,
+    logger: () => {},
+    ...overrides,
+  });
+  return toNodeHandler(rewrite ? async (request) => rewrite(await broker(request), request) : broker);
+}
+
+/** A copy of `response` with `change` applied to its headers and JSON body. */
+async function edited(response: Response, change: { headers?: (h: Headers) => void; body?: (b: Record<string, unknown>) => Record<string, unknown> }) {
+  const headers = new Headers(response.headers);
+  change.headers?.(headers);
+  let text = await response.text();
+  if (change.body && text) text = JSON.stringify(change.body(JSON.parse(text) as Record<string, unknown>));
+  return new Response(response.status === 204 ? null : text, { status: response.status, headers });
+}
+
+async function checkAgainst(handler: (req: IncomingMessage, res: ServerResponse) => void, options: CheckOptions = {}): Promise<Map<number, RuleResult>> {
+  const server: LocalServer = await startServer(handler);
+  try {
+    const results = await checkBroker(`${server.url}/token`, { cookie: 'sid=alice', origin: APP_ORIGIN, ...options });
+    return new Map(results.map((r) => [r.rule, r]));
+  } finally {
+    await server.close();
+  }
+}
+
+const failed = (results: Map<number, RuleResult>) => [...results.values()].filter((r) => r.status === 'fail').map((r) => r.rule);
+
+describe('issue 14 item 2: bioid-broker check names the rule a broker breaks', () => {
+  it('the reference broker passes (control for the cases below)', async () => {
+    assert.deepStrictEqual(failed(await checkAgainst(reference())), []);
+  });
+
+  it('rule 3: a broker without the anti-CSRF check (requireCsrfHeader: false) fails rule 3', async () => {
+    const results = await checkAgainst(reference({ requireCsrfHeader: false }));
+    assert.deepStrictEqual(failed(results), [3]);
+    assert.match(results.get(3)!.notes.join('\n'), /GET without X-CSRF: HTTP 200, not 403/);
+  });
+
+  it('rule 7: a broker whose answers may be stored (no Cache-Control) fails rule 7', async () => {
+    const results = await checkAgainst(reference({}, (r) => edited(r, { headers: (h) => h.delete('Cache-Control') })));
+    assert.deepStrictEqual(failed(results), [7]);
+  });
+
+  it('rules 2 and 6: a broker that answers Access-Control-Allow-Origin: * fails them', async () => {
+    const results = await checkAgainst(reference({}, (r) => edited(r, { headers: (h) => h.has('Access-Control-Allow-Origin') && h.set('Access-Control-Allow-Origin', '*') })));
+    assert.includeMembers(failed(results), [2, 6]);
+  });
+
+  it('rule 5: a broker that answers "no-session" to a cross-site request without a cookie fails rule 5', async () => {
+    const results = await checkAgainst(reference({}, (r) => edited(r, { body: (b) => (b.reason === 'no-cookie' ? { ...b, reason: 'no-session' } : b) })));
+    assert.deepStrictEqual(failed(results), [5]);
+  });
+
+  it('rule 5: a broker that answers "no-cookie" to every signed-out request fails rule 5', async () => {
+    const results = await checkAgainst(reference({}, (r) => edited(r, { body: (b) => (b.reason === 'no-session' ? { ...b, reason: 'no-cookie' } : b) })));
+    assert.include(failed(results), 5);
+  });
+
+  it('rule 4: a broker whose 401 has no reason fails rule 4', async () => {
+    const results = await checkAgainst(reference({}, (r) => edited(r, { body: (b) => (b.reason === 'no-session' ? { error: b.error } : b) })));
+    assert.deepStrictEqual(failed(results), [4]);
+  });
+
+  it('rule 9: a broker that answers the same token with the same expires_in (not what is left) fails rule 9', async () => {
+    const results = await checkAgainst(reference({}, (r) => edited(r, { body: (b) => ('expires_in' in b ? { ...b, expires_in: 300 } : b) })));
+    assert.deepStrictEqual(failed(results), [9]);
+  });
+
+  it('rule 10: a 502 with more than { error } fails rule 10 (spec 4.1)', async () => {
+    const results = await checkAgainst(
+      reference({ clientSecret: 'wrong' }, (r) => edited(r, { body: (b) => (r.status === 502 ? { ...b, detail: 'invalid_client' } : b) })),
+      { expect502: true },
+    );
+    assert.deepStrictEqual(failed(results), [10]);
+  });
+
+  it('rule 12: an RFC 8693 broker that gives two users one token fails rule 12', async () => {
+    const results = await checkAgainst(reference({ authorize: (request) => /sid=(alice|bob)/.test(request.headers.get('cookie') ?? '') }), { secondCookie: 'sid=bob' });
+    assert.deepStrictEqual(failed(results), [12]);
+  });
+
+  it('rule 8: a session cookie that is not signed in fails rule 8 with a hint', async () => {
+    const results = await checkAgainst(reference(), { cookie: 'sid=nobody' });
+    assert.include(failed(results), 8);
+    assert.match(results.get(8)!.notes.join('\n'), /is the --cookie a signed-in session\?/);
+  });
+
+  it('a broker that never answers fails, and the check ends by its own deadline', async () => {
+    const started = Date.now();
+    const results = await checkAgainst(() => {}, { deadlineMs: 3000 });
+    assert.isBelow(Date.now() - started, 5000);
+    assert.includeMembers(failed(results), [1, 2, 3, 4, 5]);
+    assert.match(results.get(1)!.notes.join('\n'), /no answer/);
+  });
+
+  it('issue 14 item 2: the command exits non-zero and prints FAIL with the rule number against a broken broker', async () => {
+    const server = await startServer(reference({ requireCsrfHeader: false }));
+    try {
+      const run = await runBin(['check', `${server.url}/token`, '--cookie', 'sid=alice', '--origin', APP_ORIGIN]);
+      assert.strictEqual(run.status, 1);
+      assert.match(run.stdout, /FAIL  rule  3  anti-CSRF/);
+      assert.match(run.stdout, /12 rules: \d+ pass, 1 fail/);
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -1,0 +1,180 @@
+/**
+ * Issue 14 item 6: the Node adapters drive the broker's core without a web Response, and the sidecar's
+ * adapter builds a web Request only if the gate reads it (lazy-request.ts), while `authorize` still
+ * receives a standard Request.
+ */
+import { assert } from 'chai';
+import { request as httpRequest } from 'node:http';
+import { startIdp, type RunningIdp } from '../../simulator/src/idp.js';
+import { createBrokerCore } from '../../src/broker/handler.js';
+import { lazyRequest } from '../../src/broker/lazy-request.js';
+import { nodeBroker } from '../../src/broker/node.js';
+import { createTokenBroker, toNodeHandler, type BrokerContext, type TokenBrokerOptions } from '../../src/broker/index.js';
+import { APP_ORIGIN, CLIENT, startServer, type LocalServer } from './support.js';
+
+/** The platform class, kept before countRequests swaps the global. */
+const PlatformRequest = globalThis.Request;
+
+let idp: RunningIdp;
+before(async () => {
+  idp = await startIdp({ clients: [CLIENT] });
+});
+after(() => idp.close());
+
+const options = (overrides: Partial<TokenBrokerOptions> = {}): TokenBrokerOptions => ({
+  issuerUrl: idp.baseUrl,
+  realm: idp.realm,
+  ...CLIENT,
+  allowedOrigins: [APP_ORIGIN],
+  authorize: () => true,
+  logger: () => {},
+  ...overrides,
+});
+
+/** Counts `new Request(...)` while `run` runs (the platform class swapped for a counting subclass). */
+async function countRequests(run: () => Promise<void>): Promise<number> {
+  const Platform = globalThis.Request;
+  let built = 0;
+  globalThis.Request = class extends Platform {
+    constructor(...args: ConstructorParameters<typeof Request>) {
+      super(...args);
+      built += 1;
+    }
+  };
+  try {
+    await run();
+  } finally {
+    globalThis.Request = Platform;
+  }
+  return built;
+}
+
+async function withServer(handler: Parameters<typeof startServer>[0], run: (server: LocalServer) => Promise<void>) {
+  const server = await startServer(handler);
+  try {
+    await run(server);
+  } finally {
+    await server.close();
+  }
+}
+
+/** A raw GET (fetch would add its own headers). */
+function get(url: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  return new Promise((resolve, reject) => {
+    httpRequest(url, { headers }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+    })
+      .on('error', reject)
+      .end();
+  });
+}
+
+describe('issue 14 item 6: lightweight request and response on Node', () => {
+  it('issue 14 item 6: the sidecar adapter builds no web Request when the gate does not read it (cached path)', async () => {
+    const broker = nodeBroker(createBrokerCore(options()), 'on-first-read');
+    await withServer(broker, async (server) => {
+      await get(`${server.url}/token`, { 'X-CSRF': '1' }); // fills the cache
+      const built = await countRequests(async () => {
+        for (let i = 0; i < 5; i++) assert.strictEqual((await get(`${server.url}/token`, { 'X-CSRF': '1' })).status, 200);
+      });
+      assert.strictEqual(built, 0);
+    });
+  });
+
+  it('issue 14 item 6: authorize still receives a standard Request in the sidecar adapter, built on first read, once', async () => {
+    const seen: { isRequest: boolean; cookie: string | null; url: string; method: string; copy: string | null; hasReq: boolean }[] = [];
+    const broker = nodeBroker(
+      createBrokerCore(
+        options({
+          authorize: (request: Request, context: BrokerContext) => {
+            seen.push({
+              isRequest: request instanceof PlatformRequest,
+              cookie: request.headers.get('cookie'),
+              url: request.url,
+              method: request.method,
+              copy: request.clone().headers.get('x-csrf'),
+              hasReq: context.req !== undefined,
+            });
+            return true;
+          },
+        }),
+      ),
+      'on-first-read',
+    );
+    await withServer(broker, async (server) => {
+      const built = await countRequests(async () => {
+        assert.strictEqual((await get(`${server.url}/bioid/token?x=1`, { 'X-CSRF': '1', Cookie: 'sid=alice' })).status, 200);
+      });
+      assert.strictEqual(built, 1, 'one real Request, however many properties are read (clone aside)');
+    });
+    assert.deepStrictEqual(seen, [
+      { isRequest: true, cookie: 'sid=alice', url: `http://127.0.0.1:${seen.length && new URL(seen[0]!.url).port}/bioid/token?x=1`, method: 'GET', copy: '1', hasReq: true },
+    ]);
+  });
+
+  it('issue 14 item 6: refusals before the gate (preflight, 405, CSRF) build no Request in either adapter', async () => {
+    for (const broker of [toNodeHandler(createTokenBroker(options())), nodeBroker(createBrokerCore(options()), 'on-first-read')]) {
+      await withServer(broker, async (server) => {
+        const built = await countRequests(async () => {
+          assert.strictEqual((await get(`${server.url}/token`, {})).status, 403);
+          assert.strictEqual((await get(`${server.url}/token`, { Origin: 'https://cms.example.org' })).status, 403);
+        });
+        assert.strictEqual(built, 0);
+      });
+    }
+  });
+
+  it('issue 14 item 6: toNodeHandler (Express) keeps handing authorize a real Request, one new Request() accepts', async () => {
+    let copied: Request | undefined;
+    const broker = toNodeHandler(createTokenBroker(options({ authorize: (request: Request) => (copied = new Request(request)) })));
+    await withServer(broker, async (server) => {
+      assert.strictEqual((await get(`${server.url}/token`, { 'X-CSRF': '1' })).status, 200);
+    });
+    assert.ok(copied instanceof Request);
+  });
+
+  it('issue 14 item 6: both Node adapters answer byte for byte what the web handler answers', async () => {
+    const handler = createTokenBroker(options({ middlewareUrl: 'https://mw.example.com' }));
+    const cases: Record<string, string>[] = [
+      { 'X-CSRF': '1', Origin: APP_ORIGIN },
+      { Origin: APP_ORIGIN },
+      { 'X-CSRF': '1', Origin: 'https://evil.example.com' },
+    ];
+    const web: { status: number; headers: Record<string, string>; body: string }[] = [];
+    for (const headers of cases) {
+      const response = await handler(new Request('http://broker.test/token', { headers }));
+      web.push({ status: response.status, headers: Object.fromEntries(response.headers), body: await response.text() });
+    }
+    for (const broker of [toNodeHandler(handler), nodeBroker(createBrokerCore(options({ middlewareUrl: 'https://mw.example.com' })), 'on-first-read')]) {
+      await withServer(broker, async (server) => {
+        for (const [i, headers] of cases.entries()) {
+          const reply = await get(`${server.url}/token`, headers);
+          const expected = web[i]!;
+          assert.strictEqual(reply.status, expected.status);
+          for (const [name, value] of Object.entries(expected.headers)) if (name !== 'content-length') assert.strictEqual(reply.headers[name], value, name);
+          const strip = (body: string) => body.replace(/"access_token":"[^"]+","expires_in":\d+/, 'TOKEN');
+          assert.strictEqual(strip(reply.body), strip(expected.body));
+        }
+      });
+    }
+  });
+
+  it('lazy-request: every property and method of the platform Request is forwarded, and the real one is built at most once', async () => {
+    let builds = 0;
+    const lazy = lazyRequest(() => {
+      builds += 1;
+      return new Request('https://a.example/p', { method: 'POST', headers: { 'X-A': '1' }, body: 'hello' });
+    });
+    assert.strictEqual(builds, 0);
+    assert.ok(lazy instanceof Request);
+    assert.strictEqual(Object.prototype.toString.call(lazy), '[object Request]');
+    assert.strictEqual(lazy.method, 'POST');
+    assert.strictEqual(lazy.headers.get('x-a'), '1');
+    assert.strictEqual(await lazy.text(), 'hello');
+    assert.strictEqual(lazy.bodyUsed, true);
+    assert.strictEqual(builds, 1);
+  });
+});

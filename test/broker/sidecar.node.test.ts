@@ -1,0 +1,210 @@
+/**
+ * Issue 14 item 2: `bioid-broker serve`, the reference broker as a process for backends in any language
+ * (forward-auth session gate, /healthz, SIGTERM, one JSON line per refused request), checked by
+ * `bioid-broker check` against docs/broker-contract.md. Runs the built command (dist/).
+ */
+import { assert } from 'chai';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { decodeJwt } from 'jose';
+import { startIdp, type RunningIdp } from '../../simulator/src/idp.js';
+import { APP_ORIGIN, CLIENT, startServer } from './support.js';
+import { BIN, runBin, startSessionCheck, startSidecar, type Sidecar } from './bin-support.js';
+
+let idp: RunningIdp;
+before(async () => {
+  idp = await startIdp({ clients: [CLIENT] });
+});
+after(() => idp.close());
+
+const brokerEnv = (sessionCheckUrl: string, extra: Record<string, string> = {}) => ({
+  BIOID_SESSION_CHECK_URL: sessionCheckUrl,
+  BIOID_CLIENT_ID: CLIENT.clientId,
+  BIOID_CLIENT_SECRET: CLIENT.clientSecret,
+  BIOID_AUTH_URL: idp.baseUrl,
+  BIOID_REALM: idp.realm,
+  BIOID_ALLOWED_ORIGINS: APP_ORIGIN,
+  BIOID_MIDDLEWARE_URL: 'https://mw.example.com',
+  ...extra,
+});
+
+const get = (url: string, headers: Record<string, string> = {}) => fetch(url, { headers });
+const json = async (response: Response) => (await response.json()) as Record<string, unknown>;
+
+describe('issue 14 item 2: bioid-broker, a bin of bioid-sdk', () => {
+  it('issue 14 item 2: package.json names the built command, which starts with #!/usr/bin/env node and is executable', () => {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { bin: Record<string, string>; dependencies: Record<string, string> };
+    assert.strictEqual(pkg.bin['bioid-broker'], './dist/bin/bioid-broker.js');
+    assert.ok(existsSync(BIN), 'npm run build first');
+    assert.match(readFileSync(BIN, 'utf8'), /^#!\/usr\/bin\/env node\n/);
+    assert.ok((statSync(BIN).mode & 0o111) !== 0, 'executable');
+    assert.deepStrictEqual(Object.keys(pkg.dependencies).sort(), ['lit', 'workbox-window'], 'no new runtime dependency');
+  });
+
+  it('issue 14 item 2: --help prints the usage (serve, check, the variables) and exits 0; wrong usage exits 2', async () => {
+    const help = await runBin(['--help']);
+    assert.strictEqual(help.status, 0);
+    for (const word of ['bioid-broker serve', 'bioid-broker check <url>', 'BIOID_SESSION_CHECK_URL', 'BIOID_PORT', 'BIOID_HOST', '--cookie', '--origin', 'docs/broker-contract.md']) {
+      assert.include(help.stdout, word);
+    }
+    assert.strictEqual((await runBin(['frobnicate'])).status, 2);
+    const badUrl = await runBin(['check', 'not-a-url']);
+    assert.strictEqual(badUrl.status, 2);
+    assert.match(badUrl.stderr, /not an absolute http\(s\) URL/);
+    assert.strictEqual((await runBin(['check', 'http://127.0.0.1:1/t', '--origin', 'https://a.example/path'])).status, 2);
+  });
+
+  it('issue 14 item 2: serve without BIOID_SESSION_CHECK_URL stops at start-up naming the variable, exit 1', async () => {
+    const env: Record<string, string> = brokerEnv('http://127.0.0.1:1/check');
+    delete env.BIOID_SESSION_CHECK_URL;
+    const run = await runBin(['serve'], { ...env, BIOID_PORT: '0' });
+    assert.strictEqual(run.status, 1);
+    assert.match(run.stderr, /BIOID_SESSION_CHECK_URL is not set/);
+    assert.notInclude(run.stderr + run.stdout, CLIENT.clientSecret);
+  });
+});
+
+describe('issue 14 item 2: bioid-broker serve (client_credentials) passes bioid-broker check', () => {
+  let sessions: Awaited<ReturnType<typeof startSessionCheck>>;
+  let sidecar: Sidecar;
+  before(async () => {
+    sessions = await startSessionCheck(['alice']);
+    sidecar = await startSidecar(brokerEnv(`${sessions.url}/session-check?app=1`));
+  });
+  after(async () => {
+    await sidecar?.stop();
+    await sessions?.close();
+  });
+
+  it('issue 14 item 2: check against the sidecar passes every rule it can probe, within 30 s, and prints no token', async () => {
+    const run = await runBin(['check', `${sidecar.url}/bioid/token`, '--cookie', 'sid=alice', '--origin', APP_ORIGIN]);
+    assert.strictEqual(run.status, 0, run.stdout + run.stderr);
+    assert.isBelow(run.ms, 30_000);
+    for (const rule of [1, 2, 3, 4, 5, 6, 7, 8, 9, 11]) assert.match(run.stdout, new RegExp(`pass  rule +${rule} `), `rule ${rule}`);
+    assert.match(run.stdout, /skip  rule 10 /);
+    assert.match(run.stdout, /skip  rule 12 /);
+    assert.notMatch(run.stdout, /FAIL/);
+    const token = (await json(await get(`${sidecar.url}/t`, { 'X-CSRF': '1', Cookie: 'sid=alice' }))).access_token as string;
+    assert.notInclude(run.stdout, token);
+  });
+
+  it('issue 14 item 2: forward-auth sends the request\'s Cookie header to the session check; 2xx is signed in', async () => {
+    const before = sessions.calls.length;
+    const response = await get(`${sidecar.url}/bioid/token`, { 'X-CSRF': '1', Cookie: 'theme=dark; sid=alice' });
+    assert.strictEqual(response.status, 200);
+    const body = await json(response);
+    assert.deepStrictEqual(Object.keys(body).sort(), ['access_token', 'expires_in', 'middleware_url']);
+    assert.strictEqual(decodeJwt(body.access_token as string).sub, CLIENT.clientId);
+    assert.deepStrictEqual(sessions.calls.slice(before), ['theme=dark; sid=alice']);
+    const refused = await get(`${sidecar.url}/bioid/token`, { 'X-CSRF': '1', Cookie: 'sid=mallory' });
+    assert.strictEqual(refused.status, 401);
+    assert.strictEqual((await json(refused)).reason, 'no-session');
+  });
+
+  it('issue 14 item 2: a request without a Cookie is refused without a round trip to the session check', async () => {
+    const before = sessions.calls.length;
+    assert.strictEqual((await get(`${sidecar.url}/t`, { 'X-CSRF': '1' })).status, 401);
+    assert.strictEqual(sessions.calls.length, before);
+  });
+
+  it('issue 14 item 2: /healthz answers 200 { status: "ok" } without a session', async () => {
+    const response = await get(`${sidecar.url}/healthz`);
+    assert.strictEqual(response.status, 200);
+    assert.deepStrictEqual(await json(response), { status: 'ok' });
+  });
+
+  it('issue 14 item 2: one JSON line per refused request (origin not allowed, no CSRF header, no session), holding no cookie, token or secret', async () => {
+    const before = sidecar.lines.length;
+    await fetch(`${sidecar.url}/t`, { method: 'OPTIONS', headers: { Origin: 'https://cms.example.org', 'Access-Control-Request-Method': 'GET', Cookie: 'sid=alice' } });
+    await get(`${sidecar.url}/t`, { Cookie: 'sid=alice' });
+    await get(`${sidecar.url}/t`, { 'X-CSRF': '1', Cookie: 'sid=secret-session-value' });
+    const token = (await json(await get(`${sidecar.url}/t`, { 'X-CSRF': '1', Cookie: 'sid=alice' }))).access_token as string;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const refusals = sidecar.lines.slice(before).filter((l) => l.event === 'refused');
+    assert.deepStrictEqual(
+      refusals.map((l) => [l.level, l.reason, l.status, l.method, l.origin]),
+      [
+        ['warn', 'origin-not-allowed', 403, 'OPTIONS', 'https://cms.example.org'],
+        ['warn', 'csrf', 403, 'GET', null],
+        ['warn', 'no-session', 401, 'GET', null],
+      ],
+    );
+    for (const line of refusals) assert.match(line.time as string, /^\d{4}-\d\d-\d\dT/);
+    const output = sidecar.output();
+    for (const secret of [CLIENT.clientSecret, token, 'secret-session-value', 'sid=alice']) assert.notInclude(output, secret);
+  });
+});
+
+describe('issue 14 item 2: bioid-broker serve, failures and shutdown', () => {
+  it('issue 14 item 2: a session check that is down is not "signed out": 500, and a failure line names the session check', async () => {
+    const dead = await startServer(() => {});
+    const deadUrl = `${dead.url}/check`;
+    await dead.close();
+    const sidecar = await startSidecar(brokerEnv(deadUrl));
+    try {
+      const response = await get(`${sidecar.url}/t`, { 'X-CSRF': '1', Cookie: 'sid=alice' });
+      assert.strictEqual(response.status, 500);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const failure = sidecar.lines.find((l) => l.event === 'failure' && /session check/.test(l.message as string));
+      assert.ok(failure, sidecar.output());
+      assert.include(failure!.message as string, deadUrl);
+      assert.notInclude(sidecar.output(), 'sid=alice');
+    } finally {
+      await sidecar.stop();
+    }
+  });
+
+  it('issue 14 item 2: SIGTERM lets a request in flight finish, then the process exits 0', async () => {
+    const slow = await startServer((_req, res) => void setTimeout(() => res.writeHead(204).end(), 400));
+    const sidecar = await startSidecar(brokerEnv(`${slow.url}/check`));
+    try {
+      const inFlight = get(`${sidecar.url}/t`, { 'X-CSRF': '1', Cookie: 'sid=alice' });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const exited = sidecar.stop();
+      assert.strictEqual((await inFlight).status, 200);
+      assert.strictEqual(await exited, 0);
+      assert.deepStrictEqual(sidecar.lines.slice(-2).map((l) => l.event), ['stopping', 'stopped']);
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('issue 14 item 2: check --expect-502 against a sidecar whose IdP refuses (wrong secret): rule 10 passes, exactly { error }', async () => {
+    const sessions = await startSessionCheck(['alice']);
+    const sidecar = await startSidecar(brokerEnv(`${sessions.url}/check`, { BIOID_CLIENT_SECRET: 'wrong-secret-9x' }));
+    try {
+      const run = await runBin(['check', `${sidecar.url}/t`, '--cookie', 'sid=alice', '--origin', APP_ORIGIN, '--expect-502']);
+      assert.strictEqual(run.status, 0, run.stdout);
+      assert.match(run.stdout, /pass  rule 10 /);
+      assert.notInclude(sidecar.output(), 'wrong-secret-9x');
+    } finally {
+      await sidecar.stop();
+      await sessions.close();
+    }
+  });
+});
+
+describe('issue 14 item 2: bioid-broker serve, RFC 8693 variant (BIOID_TOKEN_EXCHANGE=true)', () => {
+  it('issue 14 item 2: the subject token comes from the session check\'s { subject_token }; each user gets their own token; check rule 12 passes', async () => {
+    const subjectTokens = new Map([
+      ['alice', await idp.userToken('alice')],
+      ['bob', await idp.userToken('bob')],
+    ]);
+    const sessions = await startSessionCheck(['alice', 'bob', 'carol'], subjectTokens);
+    const sidecar = await startSidecar(brokerEnv(`${sessions.url}/check`, { BIOID_TOKEN_EXCHANGE: 'true' }));
+    try {
+      const alice = await json(await get(`${sidecar.url}/t`, { 'X-CSRF': '1', Cookie: 'sid=alice' }));
+      assert.strictEqual(decodeJwt(alice.access_token as string).sub, 'alice');
+      // carol is signed in, but the session check gives no subject token.
+      const carol = await get(`${sidecar.url}/t`, { 'X-CSRF': '1', Cookie: 'sid=carol' });
+      assert.strictEqual(carol.status, 401);
+      assert.strictEqual((await json(carol)).reason, 'no-subject-token');
+      const run = await runBin(['check', `${sidecar.url}/t`, '--cookie', 'sid=alice', '--second-cookie', 'sid=bob', '--origin', APP_ORIGIN]);
+      assert.strictEqual(run.status, 0, run.stdout);
+      assert.match(run.stdout, /pass  rule 12 /);
+      for (const token of subjectTokens.values()) assert.notInclude(sidecar.output(), token);
+    } finally {
+      await sidecar.stop();
+      await sessions.close();
+    }
+  });
+});
