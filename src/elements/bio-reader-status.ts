@@ -14,7 +14,7 @@ import { onPageConfigChange, statusOptionsFor, type SettingName } from './settin
  * reports it blocked), or pin the ids.
  *
  * @tag bio-reader-status
- * @fires bio-status - On each state change. detail `{ state, workstationId?, deviceId?, pinned }`.
+ * @fires {BioStatusDetail} bio-status - On each state change. detail `{ state, workstationId?, deviceId?, pinned }`.
  * @csspart indicator - The coloured dot before the state.
  * @csspart state - The live region with the state text.
  * @csspart details - The workstation and device ids.

@@ -43,8 +43,8 @@ const NO_TARGET = { workstationId: '', deviceId: '' };
  * and never to one under way. Removing the element aborts its operation; a removed element emits no
  * events and its `start()` promise rejects with code 'aborted'.
  *
- * @fires bio-start - Before the operation; cancelable. detail `{ operation }`.
- * @fires bio-progress - At each phase. detail `{ operation, phase }`.
+ * @fires {BioStartDetail} bio-start - Before the operation; cancelable. detail `{ operation }`.
+ * @fires {BioProgressDetail} bio-progress - At each phase. detail `{ operation, phase }`.
  * @fires bio-result - On success. detail `{ operation, result, workstationId, deviceId }`.
  * @csspart button - The button that starts the operation.
  * @csspart status - The live region with the current phase or outcome.
