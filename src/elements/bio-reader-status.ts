@@ -64,7 +64,7 @@ export class BioReaderStatus extends BioElement {
     this.failure = undefined;
     this.status = undefined;
     try {
-      this.unwatch = watchReaderStatus(statusOptionsFor(this.settings()), (status) => this.report(status));
+      this.unwatch = watchReaderStatus(statusOptionsFor(this.localName, this.settings()), (status) => this.report(status));
     } catch (error) {
       this.failure = errorDetail('status', asBioIDError(error));
       this.emit('bio-error', this.failure);

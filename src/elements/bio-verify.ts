@@ -22,6 +22,9 @@ export type BioVerifyResultDetail = BioResultDetail<VerifyResult>;
  */
 export class BioVerify extends SubjectMixin<VerifyResult>(BioOperationElement) {
   static formAssociated = true;
+  // Focusable as a whole (focus goes to the button): a blocked submit focuses the invalid control, and
+  // Firefox reports a control it cannot focus as an error even when the validity anchor could be.
+  static override shadowRootOptions: ShadowRootInit = { mode: 'open', delegatesFocus: true };
   static override properties = {
     name: { reflect: true },
     required: { type: Boolean, reflect: true },
@@ -49,6 +52,12 @@ export class BioVerify extends SubjectMixin<VerifyResult>(BioOperationElement) {
   }
   get validity(): ValidityState {
     return this.internals.validity;
+  }
+  get validationMessage(): string {
+    return this.internals.validationMessage;
+  }
+  get willValidate(): boolean {
+    return this.internals.willValidate;
   }
   checkValidity(): boolean {
     return this.internals.checkValidity();
