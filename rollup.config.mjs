@@ -1,5 +1,5 @@
 // Two builds from one source tree:
-//  1. ESM entry points for bundlers and Node (`bioid-sdk`, `/elements`, `/broker`, `/sw`) with .d.ts,
+//  1. ESM entry points for bundlers and Node (`bioid-sdk`, `/elements`, `/elements/<tag>.js`, `/broker`, `/sw`) with .d.ts,
 //     dependencies left external so an app dedupes lit and workbox-window.
 //  2. The script-tag bundle `dist/bioid-elements.js`: a classic IIFE script, everything inlined and
 //     minified, for pages that cannot use modules or import maps.
@@ -7,7 +7,7 @@ import typescript from '@rollup/plugin-typescript';
 import resolve from '@rollup/plugin-node-resolve';
 import terser from '@rollup/plugin-terser';
 import { builtinModules } from 'node:module';
-import { chmodSync, rmSync } from 'node:fs';
+import { chmodSync, readdirSync, rmSync } from 'node:fs';
 import { minifyTemplates } from './scripts/minify-templates.mjs';
 
 // Chunk names carry hashes: start from an empty dist/ so no stale chunk is ever published.
@@ -30,6 +30,15 @@ function executable(fileName) {
   };
 }
 
+// One entry per tag (`bioid-sdk/elements/<tag>.js`): every file in src/elements/tags/ defines its tag.
+// The whole-set entry imports these same files, so each tag's define call stays in its own entry file
+// (listed in package.json `sideEffects`), never in a shared chunk a bundler could drop.
+const tagEntries = Object.fromEntries(
+  readdirSync('src/elements/tags')
+    .filter((file) => file.endsWith('.ts'))
+    .map((file) => [`elements/tags/${file.slice(0, -3)}`, `src/elements/tags/${file}`]),
+);
+
 const terserOptions = {
   ecma: 2020,
   module: false,
@@ -42,6 +51,7 @@ export default [
     input: {
       index: 'src/index.ts',
       'elements/index': 'src/elements/index.ts',
+      ...tagEntries,
       'broker/index': 'src/broker/index.ts',
       'sw/index': 'src/sw/index.ts',
       // The `bioid-broker` command (package.json "bin"); shares the broker's chunks.

@@ -20,7 +20,8 @@ import { baseStyles } from './styles.js';
  * @attr local-service-url - The local hardware service (default http://localhost:18065).
  * @attr timeout-ms - Bound on each network call, in milliseconds (default 15000).
  * @attr agent-id - The end user who acts (spec 5.8), sent with enroll, verify and search.
- * @fires bio-error - On any failure, configuration errors included. detail `{ operation, code, message, status?, retryable }`.
+ * @attr lang - Language of the element's text (en, de, fr, es); else the page's.
+ * @fires {BioErrorDetail} bio-error - On any failure, configuration errors included. detail `{ operation, code, message, status?, retryable }`.
  * @csspart base - The wrapper.
  * @csspart error - The technical detail of a failure.
  * @cssprop --bio-color - Text colour.

@@ -1,14 +1,19 @@
 import { html, type TemplateResult } from 'lit';
 import type { EnrolledRecords, FingerprintReader } from '../core/reader.js';
 import { asText } from './localize.js';
+import type { BioResultDetail } from './events.js';
 import { BioOperationElement, type PerformOptions, type Summary } from './operation-element.js';
 import { SubjectMixin } from './subject-mixin.js';
+
+/** The `bio-result` detail of `<bio-enrolled>`: the middleware's answer is a `EnrolledRecords`. */
+export type BioEnrolledResultDetail = BioResultDetail<EnrolledRecords>;
 
 /**
  * Lists the fingerprints enrolled for `subject-id` (the middleware's biometrics records). Reads only; no
  * reader or workstation is involved, so there is no "locating" or "dispatched" phase.
  *
  * @tag bio-enrolled
+ * @fires {BioEnrolledResultDetail} bio-result - On success. detail `{ operation, result, workstationId, deviceId }`, `result` a `EnrolledRecords`.
  * @attr subject-id - The person whose records are listed.
  * @csspart results - The record list.
  * @csspart result - One record.

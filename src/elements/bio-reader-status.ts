@@ -14,7 +14,7 @@ import { onPageConfigChange, statusOptionsFor, type SettingName } from './settin
  * reports it blocked), or pin the ids.
  *
  * @tag bio-reader-status
- * @fires bio-status - On each state change. detail `{ state, workstationId?, deviceId?, pinned }`.
+ * @fires {BioStatusDetail} bio-status - On each state change. detail `{ state, workstationId?, deviceId?, pinned }`.
  * @csspart indicator - The coloured dot before the state.
  * @csspart state - The live region with the state text.
  * @csspart details - The workstation and device ids.
@@ -64,7 +64,7 @@ export class BioReaderStatus extends BioElement {
     this.failure = undefined;
     this.status = undefined;
     try {
-      this.unwatch = watchReaderStatus(statusOptionsFor(this.settings()), (status) => this.report(status));
+      this.unwatch = watchReaderStatus(statusOptionsFor(this.localName, this.settings()), (status) => this.report(status));
     } catch (error) {
       this.failure = errorDetail('status', asBioIDError(error));
       this.emit('bio-error', this.failure);

@@ -1,13 +1,18 @@
 import { html, type TemplateResult } from 'lit';
 import type { FingerprintReader, SearchResult } from '../core/reader.js';
 import { asText } from './localize.js';
+import type { BioResultDetail } from './events.js';
 import { BioOperationElement, type PerformOptions, type Summary } from './operation-element.js';
+
+/** The `bio-result` detail of `<bio-search>`: the middleware's answer is a `SearchResult`. */
+export type BioSearchResultDetail = BioResultDetail<SearchResult>;
 
 /**
  * Identifies whoever puts a finger on the reader (1:N search) and lists the candidates the middleware
  * returns, best first as sent. Candidate ids are shown as text, never as markup.
  *
  * @tag bio-search
+ * @fires {BioSearchResultDetail} bio-result - On success. detail `{ operation, result, workstationId, deviceId }`, `result` a `SearchResult`.
  * @csspart results - The candidate list.
  * @csspart result - One candidate.
  */

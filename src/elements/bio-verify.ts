@@ -1,7 +1,11 @@
 import { html, type PropertyValues, type TemplateResult } from 'lit';
 import type { FingerprintReader, VerifyResult } from '../core/reader.js';
+import type { BioResultDetail } from './events.js';
 import { BioOperationElement, type PerformOptions, type Summary } from './operation-element.js';
 import { SubjectMixin } from './subject-mixin.js';
+
+/** The `bio-result` detail of `<bio-verify>`: the middleware's answer is a `VerifyResult`. */
+export type BioVerifyResultDetail = BioResultDetail<VerifyResult>;
 
 /**
  * Verifies that the finger on the reader belongs to `subject-id`. Inside a `<form>` it is a form
@@ -10,6 +14,7 @@ import { SubjectMixin } from './subject-mixin.js';
  * browser is never proof.
  *
  * @tag bio-verify
+ * @fires {BioVerifyResultDetail} bio-result - On the middleware's answer, match or not. detail `{ operation, result, workstationId, deviceId }`, `result` a `VerifyResult`.
  * @attr subject-id - The person to verify.
  * @attr name - Form field name; its value is the verificationId after a match.
  * @attr required - The form cannot be submitted until the fingerprint matched.
@@ -17,6 +22,9 @@ import { SubjectMixin } from './subject-mixin.js';
  */
 export class BioVerify extends SubjectMixin<VerifyResult>(BioOperationElement) {
   static formAssociated = true;
+  // Focusable as a whole (focus goes to the button): a blocked submit focuses the invalid control, and
+  // Firefox reports a control it cannot focus as an error even when the validity anchor could be.
+  static override shadowRootOptions: ShadowRootInit = { mode: 'open', delegatesFocus: true };
   static override properties = {
     name: { reflect: true },
     required: { type: Boolean, reflect: true },
@@ -44,6 +52,12 @@ export class BioVerify extends SubjectMixin<VerifyResult>(BioOperationElement) {
   }
   get validity(): ValidityState {
     return this.internals.validity;
+  }
+  get validationMessage(): string {
+    return this.internals.validationMessage;
+  }
+  get willValidate(): boolean {
+    return this.internals.willValidate;
   }
   checkValidity(): boolean {
     return this.internals.checkValidity();

@@ -18,3 +18,7 @@ export type {
   BioStartDetail,
   BioStatusDetail,
 } from './events.js';
+export type { BioEnrollResultDetail } from './bio-enroll.js';
+export type { BioVerifyResultDetail } from './bio-verify.js';
+export type { BioSearchResultDetail } from './bio-search.js';
+export type { BioEnrolledResultDetail } from './bio-enrolled.js';

@@ -43,8 +43,8 @@ const NO_TARGET = { workstationId: '', deviceId: '' };
  * and never to one under way. Removing the element aborts its operation; a removed element emits no
  * events and its `start()` promise rejects with code 'aborted'.
  *
- * @fires bio-start - Before the operation; cancelable. detail `{ operation }`.
- * @fires bio-progress - At each phase. detail `{ operation, phase }`.
+ * @fires {BioStartDetail} bio-start - Before the operation; cancelable. detail `{ operation }`.
+ * @fires {BioProgressDetail} bio-progress - At each phase. detail `{ operation, phase }`.
  * @fires bio-result - On success. detail `{ operation, result, workstationId, deviceId }`.
  * @attr login-url - The integrator's sign-in page (http or https; relative URLs resolve against the page): a `session-expired` failure then shows a sign-in link to it, with `return_to` (this page's address) appended unless the URL has one.
  * @csspart button - The button that starts the operation.

@@ -6,7 +6,7 @@
  */
 import type { PropertyDeclaration } from 'lit';
 import { tokenProviderSource, type TokenSource } from '../core/auth.js';
-import { DEFAULT_TIMEOUT_MS, own } from '../core/config.js';
+import { DEFAULT_READER_SERVICE_URL, DEFAULT_TIMEOUT_MS, own } from '../core/config.js';
 import { BioIDError } from '../core/errors.js';
 import { readerFrom, type FingerprintReader } from '../core/reader.js';
 import type { StatusWatchOptions } from '../core/status-watch.js';
@@ -124,6 +124,23 @@ export function resolveUrl(value: string | undefined): string | undefined {
   }
 }
 
+let warnedDefaultLocalService = false;
+
+/**
+ * The local service URL an element uses: its own (resolved), none when pinned (never asked), else the
+ * default, with a warning once per page: a simulator or service elsewhere must not be missed silently
+ * because something else answers on the default port.
+ */
+function localServiceUrlOf(tag: string, s: Settings): string | undefined {
+  const url = resolveUrl(s.localServiceUrl);
+  if (url || (s.workstationId && s.deviceId) || warnedDefaultLocalService) return url;
+  warnedDefaultLocalService = true;
+  console.warn(
+    `bioid-sdk: <${tag}> has no local-service-url, so it uses ${DEFAULT_READER_SERVICE_URL}.`,
+  );
+  return url;
+}
+
 const userSources = new WeakMap<object, TokenSource>();
 
 /**
@@ -172,12 +189,12 @@ export function readerFor(tag: string, s: Settings): FingerprintReader {
     throw new BioIDError('config', `<${tag}>: middleware-url (the biometrics middleware's address) is required.`);
   }
   const { integratorId, workstationId, deviceId, timeoutMs } = s;
-  const config = { middlewareUrl, integratorId, localServiceUrl: resolveUrl(s.localServiceUrl), workstationId, deviceId, timeoutMs };
+  const config = { middlewareUrl, integratorId, localServiceUrl: localServiceUrlOf(tag, s), workstationId, deviceId, timeoutMs };
   return readerFrom(config, `<${tag}>`, tokenSourceFor(tag, s));
 }
 
 /** What a status watch needs of these settings: the local service or the pin; no middleware, no token. */
-export function statusOptionsFor(s: Settings): StatusWatchOptions {
+export function statusOptionsFor(tag: string, s: Settings): StatusWatchOptions {
   const { workstationId, deviceId, timeoutMs } = s;
-  return { localServiceUrl: resolveUrl(s.localServiceUrl), workstationId, deviceId, timeoutMs };
+  return { localServiceUrl: localServiceUrlOf(tag, s), workstationId, deviceId, timeoutMs };
 }

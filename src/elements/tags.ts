@@ -1,31 +1,12 @@
 /**
  * Defines every tag (guarded: a tag already defined is left alone): `<bio-enroll>`, `<bio-verify>`,
  * `<bio-search>`, `<bio-enrolled>`, `<bio-reader-status>` and `<bio-diagnostics>`. Both the module entry and the script-tag
- * bundle import this one list.
+ * bundle import this one list; each tag's own entry (`tags/<tag>.ts`, `bioid-sdk/elements/<tag>.js`)
+ * defines it, so a new tag is a new file there plus one line here.
  */
-import { BioDiagnostics } from './bio-diagnostics.js';
-import { BioEnroll } from './bio-enroll.js';
-import { BioEnrolled } from './bio-enrolled.js';
-import { BioReaderStatus } from './bio-reader-status.js';
-import { BioSearch } from './bio-search.js';
-import { BioVerify } from './bio-verify.js';
-
-BioEnroll.define('bio-enroll');
-BioVerify.define('bio-verify');
-BioSearch.define('bio-search');
-BioEnrolled.define('bio-enrolled');
-BioReaderStatus.define('bio-reader-status');
-BioDiagnostics.define('bio-diagnostics');
-
-export { BioDiagnostics, BioEnroll, BioEnrolled, BioReaderStatus, BioSearch, BioVerify };
-
-declare global {
-  interface HTMLElementTagNameMap {
-    'bio-enroll': BioEnroll;
-    'bio-verify': BioVerify;
-    'bio-search': BioSearch;
-    'bio-enrolled': BioEnrolled;
-    'bio-reader-status': BioReaderStatus;
-    'bio-diagnostics': BioDiagnostics;
-  }
-}
+export { BioEnroll } from './tags/bio-enroll.js';
+export { BioVerify } from './tags/bio-verify.js';
+export { BioSearch } from './tags/bio-search.js';
+export { BioEnrolled } from './tags/bio-enrolled.js';
+export { BioReaderStatus } from './tags/bio-reader-status.js';
+export { BioDiagnostics } from './tags/bio-diagnostics.js';

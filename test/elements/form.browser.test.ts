@@ -75,6 +75,32 @@ describe('bio-verify as a form control (ElementInternals)', () => {
     expect(new FormData(form).has('v')).to.equal(false);
   });
 
+  it('issue 13 item 5: validationMessage and willValidate answer as a native control does', async () => {
+    const { el } = await verifyForm();
+    expect(el.willValidate).to.equal(true);
+    expect(el.validationMessage).to.equal('Verify your fingerprint first.');
+    expect(el.checkValidity()).to.equal(false);
+    await el.start();
+    await el.updateComplete;
+    expect(el.validationMessage).to.equal('');
+    expect(el.checkValidity()).to.equal(true);
+    expect(el.reportValidity()).to.equal(true);
+  });
+
+  it('issue 13 item 5: a blocked submit focuses the element (its button), which Firefox otherwise reports as "not focusable"', async () => {
+    const { form, el, submissions } = await verifyForm();
+    el.focus();
+    // Compared as booleans: chai's message for two elements would print whole DOM trees.
+    expect(document.activeElement === el, 'the element itself is focusable').to.equal(true);
+    form.querySelector('input')!.focus();
+    form.requestSubmit();
+    expect(submissions).to.have.length(0);
+    // Firefox logs "The invalid form control with name='verification' is not focusable." exactly when
+    // it cannot move focus to the invalid control; focus reaching the element is that message's absence.
+    expect(document.activeElement === el, 'focus is on the element').to.equal(true);
+    expect(el.shadowRoot!.activeElement === el.shadowRoot!.querySelector('button'), 'on its button').to.equal(true);
+  });
+
   it('the form is accessible', async () => {
     const { form } = await verifyForm();
     await expect(form).to.be.accessible();

@@ -1,0 +1,171 @@
+/**
+ * Issue 13, the integrator's first hour: the package as an integrator gets it. Each package is packed
+ * from a copy of the tree (decisions.md: packing never touches the dist/ other tests read) with the dist/
+ * that `npm run build` made (npm test builds first; prepack would only build it again), installed from
+ * its tarball into an empty temporary project, and used from there: Node's resolver for the entry points,
+ * TypeScript for a React 19 TSX app and a Vue 3 usage (test/package/consumer/).
+ *
+ * To add a package (the simulator), add it to PACKAGES; its tests read `project` and `tarballs`.
+ */
+import { assert } from 'chai';
+import { execFile } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const requireFromRoot = createRequire(join(root, 'package.json'));
+
+/** The packages of this repository, by folder; each is packed and installed into the one project. */
+const PACKAGES = [{ name: 'bioid-sdk', dir: '.' }];
+
+/** Tools of the type check, linked from this repository's node_modules: no network for them. */
+const TYPE_CHECK_TOOLS = ['@types/react', 'vue'];
+
+/** Not copied: what npm pack never ships and what is large. */
+const NOT_COPIED = new Set(['node_modules', '.git', 'test', 'bench']);
+
+interface Packed {
+  name: string;
+  tarball: string;
+  files: string[];
+}
+
+let work: string;
+let project: string;
+const tarballs = new Map<string, Packed>();
+
+async function npm(args: string[], cwd: string): Promise<string> {
+  const { stdout } = await run('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], {
+    cwd,
+    maxBuffer: 16 * 1024 * 1024,
+    // The npm test run's own npm_config_* (prefix, workspace…) must not steer the nested npm.
+    env: Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('npm_'))),
+  });
+  return stdout;
+}
+
+async function packFromCopy(pkg: (typeof PACKAGES)[number]): Promise<Packed> {
+  const source = join(root, pkg.dir);
+  const copy = join(work, 'copies', pkg.name);
+  cpSync(source, copy, {
+    recursive: true,
+    filter: (path) => !NOT_COPIED.has(relative(source, path).split(/[\\/]/)[0]!),
+  });
+  const [report] = JSON.parse(await npm(['pack', '--json', '--ignore-scripts', '--pack-destination', work], copy)) as [
+    { filename: string; files: { path: string }[] },
+  ];
+  return { name: pkg.name, tarball: join(work, report.filename), files: report.files.map((f) => f.path) };
+}
+
+/** Runs an ES module in the project (its own resolver, as the integrator's code resolves) and returns its stdout. */
+async function inProject(code: string): Promise<string> {
+  const file = join(project, `check-${Date.now()}.mjs`);
+  writeFileSync(file, code);
+  return (await run(process.execPath, [file], { cwd: project })).stdout;
+}
+
+/** tsc on one consumer file, with test/package/consumer/tsconfig.json; fails with tsc's own report. */
+async function typeCheck(file: string, compilerOptions: { skipLibCheck?: boolean } = {}): Promise<void> {
+  const config = join(project, `tsconfig.${file}.json`);
+  writeFileSync(config, JSON.stringify({ extends: './tsconfig.json', compilerOptions, files: [file] }));
+  const tsc = requireFromRoot.resolve('typescript/bin/tsc');
+  try {
+    await run(process.execPath, [tsc, '-p', config], { cwd: project });
+  } catch (error) {
+    const { stdout, stderr } = error as { stdout?: string; stderr?: string };
+    assert.fail(`tsc on ${file} against the installed package failed:\n${stdout ?? ''}${stderr ?? ''}`);
+  }
+}
+
+const installed = (name: string, path = 'package.json') => join(project, 'node_modules', name, path);
+
+describe('issue 13: the packages as installed from their tarballs', function () {
+  this.timeout(120_000);
+
+  before(async () => {
+    assert.ok(existsSync(join(root, 'dist/bioid-elements.js')), 'dist/ is missing: run `npm run build` first (npm test does).');
+    work = mkdtempSync(join(tmpdir(), 'bioid-package-'));
+    project = join(work, 'app');
+    mkdirSync(project);
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'integrator-app', private: true, type: 'module' }));
+    for (const pkg of PACKAGES) tarballs.set(pkg.name, await packFromCopy(pkg));
+    // From the tarballs; their dependencies come from npm's cache when it has them.
+    await npm(['install', '--prefer-offline', '--ignore-scripts', '--no-package-lock', ...[...tarballs.values()].map((p) => p.tarball)], project);
+    for (const tool of TYPE_CHECK_TOOLS) {
+      const link = join(project, 'node_modules', tool);
+      mkdirSync(dirname(link), { recursive: true });
+      symlinkSync(dirname(requireFromRoot.resolve(`${tool}/package.json`)), link, 'dir');
+    }
+    cpSync(join(root, 'test/package/consumer'), project, { recursive: true });
+  });
+
+  after(() => {
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  describe('bioid-sdk', () => {
+    it('issue 13 item 8: the tarball ships LICENSE, the README, the manifest, the framework types and one entry per tag, and no sources or tests', () => {
+      const { files } = tarballs.get('bioid-sdk')!;
+      for (const path of ['LICENSE', 'README.md', 'package.json', 'custom-elements.json', 'dist/bioid-elements.js', 'dist/react.d.ts', 'dist/vue.d.ts', 'dist/elements/tags/bio-verify.js', 'dist/elements/tags/bio-verify.d.ts']) {
+        assert.include(files, path);
+      }
+      assert.deepEqual(files.filter((path) => /^(src|test|demo|scripts|bench)\//.test(path)), []);
+    });
+
+    it('issue 13 item 8: package.json names its repository, homepage, bugs and keywords, and unpkg and jsdelivr serve the script bundle', () => {
+      const pkg = JSON.parse(readFileSync(installed('bioid-sdk'), 'utf8'));
+      assert.match(pkg.repository?.url, /^git\+https:\/\//);
+      assert.match(pkg.homepage, /^https:\/\//);
+      assert.match(pkg.bugs?.url, /^https:\/\//);
+      assert.includeMembers(pkg.keywords, ['biometrics', 'fingerprint', 'web-components']);
+      assert.equal(pkg.unpkg, './dist/bioid-elements.js');
+      assert.equal(pkg.jsdelivr, './dist/bioid-elements.js');
+      assert.ok(existsSync(installed('bioid-sdk', 'LICENSE')));
+    });
+
+    it('issue 13 item 2: bioid-sdk/dist/bioid-elements.js resolves, to the same file as bioid-sdk/bioid-elements.js', async () => {
+      const [viaDist, short] = JSON.parse(
+        await inProject(`console.log(JSON.stringify([import.meta.resolve('bioid-sdk/dist/bioid-elements.js'), import.meta.resolve('bioid-sdk/bioid-elements.js')]));`),
+      ) as [string, string];
+      assert.equal(viaDist, short);
+      assert.equal(fileURLToPath(viaDist), installed('bioid-sdk', 'dist/bioid-elements.js'));
+      assert.match(readFileSync(fileURLToPath(viaDist), 'utf8'), /^!?\(?function|^\(function|^var |^\(\(\)/, 'a classic script');
+    });
+
+    it('issue 13 item 2: every tag of custom-elements.json has bioid-sdk/elements/<tag>.js, with types, that defines that tag only, listed in sideEffects', async () => {
+      const pkg = JSON.parse(readFileSync(installed('bioid-sdk'), 'utf8'));
+      const manifest = JSON.parse(readFileSync(installed('bioid-sdk', 'custom-elements.json'), 'utf8')) as {
+        modules: { declarations?: { tagName?: string }[] }[];
+      };
+      const tags = manifest.modules.flatMap((m) => m.declarations ?? []).flatMap((d) => (d.tagName ? [d.tagName] : []));
+      assert.includeMembers(tags, ['bio-enroll', 'bio-verify', 'bio-search', 'bio-reader-status', 'bio-enrolled']);
+      const resolved = JSON.parse(
+        await inProject(`console.log(JSON.stringify(${JSON.stringify(tags)}.map((tag) => import.meta.resolve('bioid-sdk/elements/' + tag + '.js'))));`),
+      ) as string[];
+      const sideEffects = (pkg.sideEffects as string[]).map((glob) => new RegExp(`^${glob.replace(/^\.\//, '').replace(/\./g, '\\.').replace(/\*/g, '[^/]*')}$`));
+      tags.forEach((tag, i) => {
+        const file = fileURLToPath(resolved[i]!);
+        const code = readFileSync(file, 'utf8');
+        const defined = [...code.matchAll(/\.define\('([a-z-]+)'\)/g)].map((m) => m[1]);
+        assert.deepEqual(defined, [tag], `${file} defines <${tag}> and nothing else`);
+        assert.ok(existsSync(file.replace(/\.js$/, '.d.ts')), `types beside ${file}`);
+        const inPackage = relative(installed('bioid-sdk', ''), file).split('\\').join('/');
+        assert.ok(sideEffects.some((glob) => glob.test(inPackage)), `${inPackage} is listed in sideEffects`);
+      });
+    });
+
+    it('issue 13 item 4: a React 19 TSX app type-checks against bioid-sdk/react, bio-result typed per tag, and misspelled attributes are errors', async () => {
+      await typeCheck('react-app.tsx');
+    });
+
+    it('issue 13 item 4: a Vue 3 usage type-checks against bioid-sdk/vue, bio-result typed per tag, and misspelled attributes are errors', async () => {
+      // The generated vue.d.ts is checked by the build (scripts/framework-types.mjs) for what skipLibCheck hides.
+      await typeCheck('vue-app.ts', { skipLibCheck: true });
+    });
+  });
+});
