@@ -1,14 +1,12 @@
 /**
- * Server-side confirmation of a verification id posted by the browser (the server-rendered page). A
- * `match: true` seen in the browser is never proof: the integrator's server asks the middleware, with its
- * own client-credentials token (the core's token source and middleware call: one refresh and retry after
- * a 401, errors mapped), whether that
- * verification exists for this integrator, matched, and concerns the subject the form is about. Each id
- * is accepted once, so a captured id cannot be replayed.
+ * Server-side confirmation of a verification id posted by the browser (the server-rendered form), with
+ * the package's public core only (`bioid-sdk`: `BioID` with `idpClientCredentials` and
+ * `confirmVerification`), as an integrator's server would do it. A `match: true` seen in the browser is
+ * never proof; the middleware's record is, when it matched, is recent, and is about the subject of the
+ * signed-in user (never a subject the form names). Each id is accepted once: it is reserved before
+ * anything is awaited, so parallel posts of one id cannot all pass the check.
  */
-import { idpClientCredentialsSource } from '../src/core/auth.js';
-import { BioIDError } from '../src/core/errors.js';
-import { callMiddleware, type MiddlewareContext } from '../src/core/middleware.js';
+import { BioID, BioIDError, type FetchLike } from '../src/index.js'; // the `bioid-sdk` entry, run from source
 
 export interface VerificationConfirmerOptions {
   issuerUrl: string;
@@ -17,45 +15,71 @@ export interface VerificationConfirmerOptions {
   clientSecret: string;
   middlewareUrl: string;
   timeoutMs?: number;
+  /** How old a verification may be when posted; default 120000 (the core's default). */
+  maxAgeMs?: number;
+  /** Tests: the fetch the SDK uses (a middleware outage). */
+  fetchImpl?: FetchLike;
 }
 
 export type Confirmation =
-  | { accepted: true; subjectId: string; score: number; verificationId: string }
+  | { accepted: true; subjectId: string; score: unknown; verificationId: string }
   | { accepted: false; reason: string };
 
-const ID_PATTERN = /^[\w-]{1,100}$/;
+const DEFAULT_MAX_AGE_MS = 120_000;
+/**
+ * How long an accepted id is remembered beyond maxAgeMs: longer than the core still accepts it (its age
+ * check allows a few seconds of clock skew), so forgetting it never lets it through again.
+ */
+const REMEMBER_BEYOND_MS = 60_000;
 
 export class VerificationConfirmer {
-  private readonly middleware: MiddlewareContext;
-  private readonly used = new Set<string>();
+  private readonly bio: BioID;
+  private readonly maxAgeMs: number;
+  /** Ids accepted or being checked right now -> when they may be forgotten (ms since the epoch). */
+  private readonly reserved = new Map<string, number>();
 
   constructor(options: VerificationConfirmerOptions) {
-    const timeoutMs = options.timeoutMs ?? 10_000;
-    const tokens = idpClientCredentialsSource({ type: 'idpClientCredentials', ...options }, { timeoutMs });
-    this.middleware = { middlewareUrl: options.middlewareUrl, tokens, timeoutMs };
+    const { issuerUrl, realm, clientId, clientSecret, middlewareUrl, timeoutMs = 10_000, fetchImpl } = options;
+    this.maxAgeMs = options.maxAgeMs ?? DEFAULT_MAX_AGE_MS;
+    this.bio = new BioID({
+      middlewareUrl,
+      integratorId: clientId, // the demo's tenant id is its IdP client id
+      timeoutMs,
+      ...(fetchImpl ? { fetchImpl } : {}),
+      auth: { type: 'idpClientCredentials', issuerUrl, realm, clientId, clientSecret },
+    });
   }
 
-  async confirm(verificationId: unknown, subjectId: unknown): Promise<Confirmation> {
+  /** Confirms `verificationId` for `subjectId`, the signed-in user's subject (from the session, not the form). */
+  async confirm(verificationId: unknown, subjectId: string): Promise<Confirmation> {
     if (typeof verificationId !== 'string' || verificationId === '') {
       return { accepted: false, reason: 'No verification was submitted: verify the fingerprint before sending the form.' };
     }
-    if (!ID_PATTERN.test(verificationId)) return { accepted: false, reason: 'The submitted verification id is malformed.' };
-    if (typeof subjectId !== 'string' || subjectId === '') return { accepted: false, reason: 'The form names no subject.' };
-    if (this.used.has(verificationId)) return { accepted: false, reason: 'This verification was already used; verify again.' };
-
-    let found: { subjectId?: unknown; match?: unknown; score?: unknown };
+    this.forgetOld();
+    // Reserve first, in the same synchronous step as the check: no await between them, so of ten
+    // parallel posts of one id exactly one gets past this line.
+    if (this.reserved.has(verificationId)) return { accepted: false, reason: 'This verification was already used; verify again.' };
+    this.reserved.set(verificationId, Date.now() + this.maxAgeMs + REMEMBER_BEYOND_MS);
     try {
-      found = await callMiddleware(this.middleware, { method: 'GET', path: `verifications/${encodeURIComponent(verificationId)}` });
+      const record = await this.bio.confirmVerification(verificationId, { subjectId, maxAgeMs: this.maxAgeMs });
+      return { accepted: true, subjectId: record.subjectId, score: record.score, verificationId };
     } catch (error) {
-      if (error instanceof BioIDError && error.code === 'not-found') {
-        return { accepted: false, reason: 'The middleware knows no such verification for this integrator.' };
-      }
+      // Not accepted, so the reservation is released: an id that was refused stays refused by the
+      // middleware's answer anyway, and releasing it means someone who posts another user's id cannot
+      // burn it for its owner, and a real id survives a middleware outage for a retry.
+      this.reserved.delete(verificationId);
+      if (error instanceof BioIDError && error.code === 'verification-rejected') return { accepted: false, reason: error.message };
       throw error;
     }
-    if (found.subjectId !== subjectId) return { accepted: false, reason: `That verification was for another subject, not "${subjectId}".` };
-    if (found.match !== true) return { accepted: false, reason: 'The fingerprint did not match.' };
-    this.used.add(verificationId);
-    return { accepted: true, subjectId, score: Number(found.score), verificationId };
   }
 
+  close(): void {
+    this.bio.close();
+  }
+
+  /** Accepted ids older than the core would accept anyway are forgotten, so memory stays bounded. */
+  private forgetOld(): void {
+    const now = Date.now();
+    for (const [id, until] of this.reserved) if (until <= now) this.reserved.delete(id);
+  }
 }

@@ -3,18 +3,22 @@
  * map, allowed by its hash in the CSP). Every page loads `/bioid-elements.js` as a classic script.
  */
 
-export interface PageContext {
-  username: string;
+/** Where the middleware, the local service and the tenant are: the same for every user. */
+export interface Deployment {
   middlewareUrl: string;
   localServiceUrl: string;
   integratorId: string;
+}
+
+export interface PageContext extends Deployment {
+  username: string;
 }
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 export const escapeHtml = (value: unknown): string => String(value).replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 
 /** The attributes every operation element gets: where the middleware, broker and local service are. */
-export function elementAttributes(ctx: PageContext, pin?: { workstationId: string; deviceId: string }): string {
+export function elementAttributes(ctx: Deployment, pin?: { workstationId: string; deviceId: string }): string {
   const attributes: Array<[string, string]> = [
     ['middleware-url', ctx.middlewareUrl],
     ['token-endpoint', '/token'],
@@ -50,6 +54,8 @@ export function layout(o: LayoutOptions): string {
        <form method="post" action="/signout" class="signout"><span>Signed in as <strong>${escapeHtml(o.ctx.username)}</strong></span><button type="submit">Sign out</button></form>`
     : '';
   const controls = o.simulatorControls && o.ctx ? simulatorControls(o.ctx) : '';
+  // Every signed-in page runs common.js: its sign-out handler clears the page's broker tokens.
+  const scripts = o.ctx ? [...new Set(['/demo-assets/common.js', ...(o.scripts ?? [])])] : (o.scripts ?? []);
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -59,7 +65,7 @@ export function layout(o: LayoutOptions): string {
 <link rel="stylesheet" href="/demo-assets/demo.css">
 ${o.head ?? ''}
 <script src="/bioid-elements.js" defer></script>
-${(o.scripts ?? []).map((s) => (s.startsWith('module:') ? `<script type="module" src="${escapeHtml(s.slice(7))}"></script>` : `<script src="${escapeHtml(s)}" defer></script>`)).join('\n')}
+${scripts.map((s) => (s.startsWith('module:') ? `<script type="module" src="${escapeHtml(s.slice(7))}"></script>` : `<script src="${escapeHtml(s)}" defer></script>`)).join('\n')}
 </head>
 <body>
 <header class="top"><strong class="brand">bioid-sdk demo</strong>${nav}</header>
@@ -136,8 +142,9 @@ ${eventLog()}`,
   });
 }
 
-export function formPage(ctx: PageContext, state: { subject?: string; outcome?: { accepted: boolean; text: string } } = {}): string {
+export function formPage(ctx: PageContext, state: { outcome?: { accepted: boolean; text: string } } = {}): string {
   const attrs = elementAttributes(ctx);
+  const subject = escapeHtml(ctx.username); // the signed-in user's subject (server.ts subjectOf)
   const outcome = state.outcome
     ? `<p id="form-outcome" class="outcome ${state.outcome.accepted ? 'ok' : 'bad'}" role="alert">${escapeHtml(state.outcome.text)}</p>`
     : '';
@@ -147,12 +154,14 @@ export function formPage(ctx: PageContext, state: { subject?: string; outcome?: 
     simulatorControls: true,
     scripts: ['/demo-assets/common.js'],
     body: `<p>A plain form. <code>&lt;bio-verify name="verification" required&gt;</code> is a form control: the form cannot be sent before a verification,
-and the server confirms the posted verification id with the middleware before it accepts.</p>
+and the server confirms the posted verification id with the middleware before it accepts: a match, at most two minutes old, of the
+signed-in user's own subject (<code>${subject}</code>), and each id once.</p>
+<p class="hint">First time? Enroll your finger as <code>${subject}</code>: <bio-enroll ${attrs} subject-id="${subject}"></bio-enroll></p>
 ${outcome}
 <form method="post" action="/form" id="approval-form">
-  ${subjectInput(state.subject ?? 'alice')}
+  <p>Approving as <strong>${subject}</strong></p>
   <label>Amount to approve <input name="amount" value="250" inputmode="numeric"></label>
-  <bio-verify ${attrs} subject-id="${escapeHtml(state.subject ?? 'alice')}" data-subject name="verification" required></bio-verify>
+  <bio-verify ${attrs} subject-id="${subject}" name="verification" required></bio-verify>
   <button type="submit" id="form-submit">Approve</button>
 </form>
 ${eventLog()}`,
@@ -162,18 +171,28 @@ ${eventLog()}`,
 export const KIOSK_IMPORT_MAP = JSON.stringify({ imports: { 'workbox-window': '/vendor/workbox-window.js' } });
 
 export function kioskPage(ctx: PageContext, pin: { workstationId: string; deviceId: string }): string {
-  const attrs = elementAttributes(ctx, pin);
-  return layout({
-    title: 'Kiosk',
-    ctx,
-    simulatorControls: true,
+  return layout({ title: 'Kiosk', ctx, simulatorControls: true, ...kioskParts(ctx, pin, '') });
+}
+
+/**
+ * The kiosk's offline page, precached by its service worker and shown when the network fails. It is the
+ * same for everyone and holds no user data (no name, no sign-out form): Cache Storage outlives a session.
+ */
+export function kioskOfflinePage(deployment: Deployment, pin: { workstationId: string; deviceId: string }): string {
+  const offline = `<p id="kiosk-offline" role="status">Offline copy: the server cannot be reached. Reload when the network is back to sign in.</p>`;
+  return layout({ title: 'Kiosk', ctx: undefined, ...kioskParts(deployment, pin, offline) });
+}
+
+function kioskParts(deployment: Deployment, pin: { workstationId: string; deviceId: string }, note: string) {
+  return {
     head: `<script type="importmap">${KIOSK_IMPORT_MAP}</script>`,
     scripts: ['/demo-assets/common.js', 'module:/kiosk/kiosk.js'],
-    body: `<p>Pinned to workstation <code>${escapeHtml(pin.workstationId)}</code>, reader <code>${escapeHtml(pin.deviceId)}</code>: no discovery, no polling.
-A service worker keeps this page and the element bundle available on a flaky network; tokens and API answers are never cached.</p>
+    body: `${note}<p>Pinned to workstation <code>${escapeHtml(pin.workstationId)}</code>, reader <code>${escapeHtml(pin.deviceId)}</code>: no discovery, no polling.
+A service worker keeps the element bundle and an offline copy of this page (without anyone's session) available on a flaky network; tokens, API answers
+and the signed-in page are never cached, and sign-out clears its caches.</p>
 <p id="sw-state" role="status">Service worker: registering…</p>
-${allElements(attrs, 'ops kiosk')}`,
-  });
+${allElements(elementAttributes(deployment, pin), 'ops kiosk')}`,
+  };
 }
 
 export function diagnosticsPage(ctx: PageContext): string {

@@ -104,6 +104,7 @@ export async function startWorld(config: DemoConfig): Promise<World> {
       localServiceUrl: local.info.url!,
       kiosk: { workstationId, deviceId },
       user: { username: config.username, password: config.password },
+      ...(config.trustProxy === undefined ? {} : { trustProxy: config.trustProxy }),
     });
     started.push(app);
     return {

@@ -16,6 +16,7 @@ import {
   formPage,
   jqueryPage,
   KIOSK_IMPORT_MAP,
+  kioskOfflinePage,
   kioskPage,
   overviewPage,
   plainPage,
@@ -23,6 +24,7 @@ import {
   type PageContext,
 } from './pages.js';
 import { clearedSessionCookie, sameSecret, sessionCookie, SessionStore, type Session } from './sessions.js';
+import { SignInLimiter } from './sign-in-limit.js';
 import { closeServer, listen } from '../simulator/src/http-util.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -48,6 +50,12 @@ export interface DemoServerOptions {
   distDir?: string;
   /** Tests: a `report-uri` for the pages' Content-Security-Policy, so violations are seen in every engine. */
   cspReportUri?: string;
+  /**
+   * Express's `trust proxy`: which proxy in front of the demo may say, by X-Forwarded-Proto and -For, that
+   * the page was served over https (the session cookie is then `Secure`) and from which address (the limit
+   * on failed sign-ins counts it). Unset: no proxy is believed; only a direct TLS connection counts as https.
+   */
+  trustProxy?: boolean | number | string;
 }
 
 export interface RunningDemoServer {
@@ -61,7 +69,13 @@ export interface RunningDemoServer {
   close(): Promise<void>;
 }
 
-/** Files the kiosk worker precaches: URL path -> file on disk. */
+/** The kiosk's offline page: precached, so it holds no user data (no name, no session). */
+const KIOSK_SHELL = '/kiosk/offline';
+
+/**
+ * Files the kiosk worker precaches besides its offline page: URL path -> file on disk. Static files only;
+ * the signed-in kiosk page itself (it shows who is signed in) is never precached.
+ */
 function kioskFiles(distDir: string): Record<string, string> {
   return {
     '/bioid-elements.js': join(distDir, 'bioid-elements.js'),
@@ -75,9 +89,13 @@ function kioskFiles(distDir: string): Record<string, string> {
 
 const sha256 = (text: string | Buffer) => createHash('sha256').update(text).digest('base64');
 
+/** The biometric subject of a signed-in user. A real app keeps it in the user's record; here it is the user name. */
+export const subjectOf = (session: Session): string => session.username;
+
 export function createDemoApp(options: DemoServerOptions, origin: () => string) {
   const distDir = options.distDir ?? join(root, 'dist');
   const sessions = new SessionStore();
+  const signInLimiter = new SignInLimiter();
   const confirmer = new VerificationConfirmer({
     issuerUrl: options.issuerUrl,
     realm: options.realm,
@@ -89,17 +107,14 @@ export function createDemoApp(options: DemoServerOptions, origin: () => string) 
   const kioskVersion = () => {
     const hash = createHash('sha256');
     for (const file of Object.values(kioskFiles(distDir))) if (existsSync(file)) hash.update(readFileSync(file));
-    hash.update(kioskPage(pageContext({ username: '', id: '', expiresAt: 0 }), options.kiosk));
+    hash.update(kioskOfflinePage(deployment, options.kiosk));
     hash.update(String(kioskBump));
     return hash.digest('hex').slice(0, 16);
   };
 
-  const pageContext = (session: Session): PageContext => ({
-    username: session.username,
-    middlewareUrl: options.middlewareUrl,
-    localServiceUrl: options.localServiceUrl,
-    integratorId: options.integratorId,
-  });
+  /** Where the middleware, local service and tenant are: the same for every user, none of theirs. */
+  const deployment = { middlewareUrl: options.middlewareUrl, localServiceUrl: options.localServiceUrl, integratorId: options.integratorId };
+  const pageContext = (session: Session): PageContext => ({ ...deployment, username: session.username });
   const connectSources = [...new Set([new URL(options.middlewareUrl).origin, new URL(options.localServiceUrl).origin])].join(' ');
   const csp = (extraScript = '') =>
     [
@@ -121,6 +136,7 @@ export function createDemoApp(options: DemoServerOptions, origin: () => string) 
 
   const app = express();
   app.disable('x-powered-by');
+  if (options.trustProxy !== undefined) app.set('trust proxy', options.trustProxy);
   app.use((_req, res, next) => {
     // same-origin, not no-referrer: with no-referrer Chromium sends `Origin: null` on form posts.
     res.set({ 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'same-origin' });
@@ -171,17 +187,28 @@ export function createDemoApp(options: DemoServerOptions, origin: () => string) 
   app.get('/signin', (req, res) => html(res, signInPage({ next: safeNext(req.query.next ?? returnTo(req.query.return_to)) })));
   app.post('/signin', sameOriginPost, (req, res) => {
     const { username, password, next } = (req.body ?? {}) as Record<string, unknown>;
+    const name = typeof username === 'string' ? username : '';
+    const address = req.ip ?? '';
+    const waitMs = signInLimiter.blockedFor(address, name);
+    if (waitMs > 0) {
+      const minutes = Math.ceil(waitMs / 60_000);
+      res.set('Retry-After', String(Math.ceil(waitMs / 1000)));
+      const error = `Too many failed sign-ins for this user from your address. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
+      return html(res, signInPage({ next: safeNext(next), error, username: name }), 429);
+    }
     const ok = sameSecret(username, options.user.username) && sameSecret(password, options.user.password);
     if (!ok) {
-      return html(res, signInPage({ next: safeNext(next), error: 'Wrong user name or password.', username: String(username ?? '') }), 401);
+      signInLimiter.failed(address, name);
+      return html(res, signInPage({ next: safeNext(next), error: 'Wrong user name or password.', username: name }), 401);
     }
-    const created = sessions.create(options.user.username);
-    res.set('Set-Cookie', sessionCookie(created.id)).redirect(303, safeNext(next));
+    signInLimiter.succeeded(address, name);
+    const created = sessions.signIn(options.user.username, req.get('cookie'));
+    res.set('Set-Cookie', sessionCookie(created.id, req.secure)).redirect(303, safeNext(next));
   });
   app.post('/signout', sameOriginPost, (req, res) => {
     const current = sessions.fromCookieHeader(req.get('cookie'));
     if (current) sessions.destroy(current.id);
-    res.set('Set-Cookie', clearedSessionCookie()).redirect(303, '/signin');
+    res.set('Set-Cookie', clearedSessionCookie(req.secure)).redirect(303, '/signin');
   });
 
   // --- the token broker, gated by the session (spec 4.1) ---
@@ -205,28 +232,34 @@ export function createDemoApp(options: DemoServerOptions, origin: () => string) 
   app.get('/form', signedIn, (_req, res) => html(res, formPage(pageContext(session(res)))));
   app.get('/diagnostics', signedIn, (_req, res) => html(res, diagnosticsPage(pageContext(session(res)))));
   app.post('/form', sameOriginPost, signedIn, async (req, res) => {
-    const { subject, verification, amount } = (req.body ?? {}) as Record<string, unknown>;
-    const confirmation = await confirmer.confirm(verification, subject).catch((error: unknown) => ({
+    const { verification, amount } = (req.body ?? {}) as Record<string, unknown>;
+    // The subject is the signed-in user's, from the session: a subject field in the post is never read,
+    // so one user cannot approve with another user's verification.
+    const ctx = pageContext(session(res));
+    const confirmation = await confirmer.confirm(verification, subjectOf(session(res))).catch((error: unknown) => ({
       accepted: false as const,
       reason: `The verification could not be confirmed right now (${error instanceof Error ? error.message : 'error'}).`,
     }));
-    const subjectText = typeof subject === 'string' ? subject : '';
     if (confirmation.accepted) {
-      const text = `Accepted: approval of ${String(amount ?? '')} for "${confirmation.subjectId}", verification ${confirmation.verificationId} confirmed by the middleware (score ${confirmation.score}).`;
-      return html(res, formPage(pageContext(session(res)), { subject: subjectText, outcome: { accepted: true, text } }));
+      const text = `Accepted: approval of ${String(amount ?? '')} for "${confirmation.subjectId}", verification ${confirmation.verificationId} confirmed by the middleware (score ${String(confirmation.score)}).`;
+      return html(res, formPage(ctx, { outcome: { accepted: true, text } }));
     }
-    html(res, formPage(pageContext(session(res)), { subject: subjectText, outcome: { accepted: false, text: `Refused: ${confirmation.reason}` } }), 422);
+    html(res, formPage(ctx, { outcome: { accepted: false, text: `Refused: ${confirmation.reason}` } }), 422);
   });
   // Non-strict routing would make '/kiosk' match '/kiosk/' too: redirect only the slash-less path.
   app.use('/kiosk', (req, res, next) => (req.originalUrl === '/kiosk' ? res.redirect(301, '/kiosk/') : next()));
   app.get('/kiosk/', signedIn, (_req, res) => {
     html(res, kioskPage(pageContext(session(res)), options.kiosk), 200, ` 'sha256-${sha256(KIOSK_IMPORT_MAP)}'`);
   });
+  // Public and the same for everyone: the worker precaches it as the page for when the network fails.
+  app.get(KIOSK_SHELL, (_req, res) => {
+    html(res, kioskOfflinePage(deployment, options.kiosk), 200, ` 'sha256-${sha256(KIOSK_IMPORT_MAP)}'`);
+  });
   app.get('/kiosk/kiosk.js', (_req, res) => {
     res.set('Cache-Control', 'no-cache').sendFile(join(root, 'demo/public/kiosk.js'));
   });
   app.get('/kiosk/sw.js', (_req, res) => {
-    const script = kioskServiceWorkerScript({ version: kioskVersion(), precache: ['/kiosk/', ...Object.keys(kioskFiles(distDir))], shell: '/kiosk/' });
+    const script = kioskServiceWorkerScript({ version: kioskVersion(), precache: [KIOSK_SHELL, ...Object.keys(kioskFiles(distDir))], shell: KIOSK_SHELL });
     // no-cache: browsers must ask for a new worker on every check, or kiosks would miss updates.
     res.set({ 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-cache' }).send(script);
   });

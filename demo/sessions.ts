@@ -1,6 +1,7 @@
 /**
- * The demo app's sign-in session: a random id in an `HttpOnly; SameSite=Lax` cookie and an in-memory
- * store. This stands for "the integrator's existing session" that gates the token broker (spec 4.1).
+ * The demo app's sign-in session: a random id in an `HttpOnly; SameSite=Lax` cookie (`Secure` when the
+ * page was served over https) and an in-memory store. This stands for "the integrator's existing
+ * session" that gates the token broker (spec 4.1).
  */
 import { randomBytes, timingSafeEqual, createHash } from 'node:crypto';
 
@@ -15,6 +16,16 @@ export interface Session {
 
 export class SessionStore {
   private readonly sessions = new Map<string, Session>();
+
+  /**
+   * A sign-in: always a new session id, and the one the browser held before stops working, so an id
+   * someone else planted or saw before the sign-in (session fixation) never becomes a signed-in session.
+   */
+  signIn(username: string, previousCookieHeader: string | null | undefined): Session {
+    const previous = readCookie(previousCookieHeader, SESSION_COOKIE);
+    if (previous) this.destroy(previous);
+    return this.create(username);
+  }
 
   create(username: string): Session {
     const session = { id: randomBytes(32).toString('base64url'), username, expiresAt: Date.now() + SESSION_LIFETIME_MS };
@@ -52,12 +63,13 @@ export function readCookie(header: string | null | undefined, name: string): str
   return undefined;
 }
 
-export function sessionCookie(id: string): string {
-  return `${SESSION_COOKIE}=${encodeURIComponent(id)}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${SESSION_LIFETIME_MS / 1000}`;
+/** `secure`: the page was served over https (directly or through a trusted proxy); the cookie then never travels over http. */
+export function sessionCookie(id: string, secure: boolean): string {
+  return `${SESSION_COOKIE}=${encodeURIComponent(id)}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${SESSION_LIFETIME_MS / 1000}${secure ? '; Secure' : ''}`;
 }
 
-export function clearedSessionCookie(): string {
-  return `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0`;
+export function clearedSessionCookie(secure: boolean): string {
+  return `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${secure ? '; Secure' : ''}`;
 }
 
 /** Constant-time comparison of a submitted credential with the expected one. */

@@ -10,6 +10,7 @@ export { watchReaderStatus, type StatusWatchOptions } from './core/status-watch.
 export { version } from './version.js';
 export type { BioIDErrorCode, BioIDErrorOptions, TokenErrorCode } from './core/errors.js';
 export type { TokenSource } from './core/auth.js';
+export type { ConfirmVerificationOptions, ConfirmedVerification } from './core/confirm-verification.js';
 export type {
   BioIDAuth,
   BioIDConfig,

@@ -1,6 +1,8 @@
 // Shared by every demo page (a classic script; CSP allows only same-origin scripts):
 //  - keeps the subject id input and the elements' subject-id attributes in sync;
 //  - logs every bio-* event in the event log (details only: the elements never put a token in an event);
+//  - on sign-out, clears the page's broker tokens (clearBrokerTokens), so a page the browser restores from
+//    its back/forward cache cannot use the signed-out session's token;
 //  - drives the simulator panel: finger on the sensor, plug/unplug, workstation online/offline, and the
 //    test capture (through the SDK's reader.testCapture(), shown as an image).
 (function () {
@@ -32,6 +34,14 @@
       while (log.children.length > 200) log.lastElementChild.remove();
     });
   });
+
+  // --- sign-out ---
+  var signout = document.querySelector('form.signout');
+  if (signout) {
+    signout.addEventListener('submit', function () {
+      if (window.BioIDSDK) window.BioIDSDK.clearBrokerTokens();
+    });
+  }
 
   // --- simulator panel ---
   var panel = $('simulator');

@@ -18,9 +18,11 @@ import {
   type BioIDConfig,
   type IdpClientCredentialsAuth,
 } from './config.js';
+import { confirmVerification, type ConfirmVerificationOptions, type ConfirmedVerification } from './confirm-verification.js';
 import { BioIDError } from './errors.js';
 import { tokenEndpoint } from './exchange.js';
 import type { FetchLike } from './http.js';
+import type { MiddlewareContext } from './middleware.js';
 import { newReader, type FingerprintReader } from './reader.js';
 
 /** Spec 2.1, one table: each option's check and default. `auth` and the pin are read apart. */
@@ -58,6 +60,7 @@ export class BioID {
   readonly integratorId: string | undefined;
   readonly timeoutMs: number;
   readonly readerServiceUrl: string;
+  private readonly middleware: MiddlewareContext;
 
   constructor(config: BioIDConfig) {
     const pin = readPin(config, 'BioID');
@@ -66,7 +69,20 @@ export class BioID {
     this.integratorId = c.integratorId;
     this.timeoutMs = c.timeoutMs;
     this.readerServiceUrl = c.readerServiceUrl;
-    this.reader = newReader(c, c.readerServiceUrl, this.tokenSource(c.auth, c.fetchImpl), pin);
+    const tokens = this.tokenSource(c.auth, c.fetchImpl);
+    this.reader = newReader(c, c.readerServiceUrl, tokens, pin);
+    // Everything but auth: a secret kept on the instance would show in a logged `bio`.
+    const { auth, ...options } = c;
+    this.middleware = { ...options, tokens };
+  }
+
+  /**
+   * On your server: the middleware's record of `verificationId` (posted by a browser, so untrusted),
+   * only when it exists, matched, names `subjectId` and is younger than `maxAgeMs` (default 120000).
+   * Otherwise a `BioIDError` with code `verification-rejected`. Accept each id once in your own store.
+   */
+  confirmVerification(verificationId: string, options: ConfirmVerificationOptions): Promise<ConfirmedVerification> {
+    return confirmVerification(this.middleware, verificationId, options);
   }
 
   /** Stops the reader's polling and aborts its in-flight work. */

@@ -23,6 +23,8 @@ export type BioIDErrorCode =
   | 'forbidden'
   /** The middleware answered 404 (unknown subject or workstation). */
   | 'not-found'
+  /** `confirmVerification`: the verification is unknown, not a match, about another subject or too old. */
+  | 'verification-rejected'
   /** 503 "Target workstation is not currently live." (spec 7). */
   | 'workstation-offline'
   /** Any other failure status of the middleware. */

@@ -9,7 +9,8 @@
  * registerKioskServiceWorker({ scriptUrl: '/kiosk/sw.js', scope: '/kiosk/' });
  * ```
  *
- * The worker precaches the element bundle and the page shell and never caches tokens or API responses.
+ * The worker precaches the element bundle and an offline page (never a signed-in page) and never caches
+ * tokens or API responses. At sign-out, call `clearKioskCaches()` before leaving the page.
  * When a new version is deployed, a banner "A new version is available — reload" appears (or your own
  * `onUpdateAvailable` runs); reloading activates the new worker and reloads the page once.
  */
@@ -17,7 +18,9 @@
 // kioskServiceWorkerScript must not load it (in Node it resolves to a CommonJS build).
 import type { Workbox } from 'workbox-window';
 
-export { kioskServiceWorkerScript, type KioskWorkerOptions } from './kiosk-worker.js';
+import { DEFAULT_KIOSK_CACHE_NAME } from './kiosk-worker.js';
+
+export { DEFAULT_KIOSK_CACHE_NAME, kioskServiceWorkerScript, type KioskWorkerOptions } from './kiosk-worker.js';
 
 export interface UpdateAvailable {
   /** Activates the waiting worker, then reloads the page once it controls the page. */
@@ -62,6 +65,18 @@ export async function registerKioskServiceWorker(options: KioskServiceWorkerOpti
   });
   const registration = await workbox.register();
   return { workbox, registration, update: () => workbox.update() };
+}
+
+/**
+ * Deletes the kiosk worker's caches (every version), for sign-out: Cache Storage outlives a session, so
+ * whatever a kiosk cached is gone before the next person walks up. The worker fills them again after the
+ * next page that reaches the network. `cacheName`: the worker's, if it set one. Nothing to do where the
+ * page has no Cache Storage (an insecure origin).
+ */
+export async function clearKioskCaches(cacheName = DEFAULT_KIOSK_CACHE_NAME): Promise<void> {
+  if (typeof caches === 'undefined') return;
+  const names = await caches.keys();
+  await Promise.all(names.filter((name) => name.startsWith(`${cacheName}-`)).map((name) => caches.delete(name)));
 }
 
 /** The default "a new version is available — reload" banner (`role="alert"`, a real button). */

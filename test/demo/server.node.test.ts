@@ -2,9 +2,10 @@ import { assert } from 'chai';
 import { readConfig } from '../../demo/config.js';
 import { demoServerOptionsFor, startDemoServer, type RunningDemoServer } from '../../demo/server.js';
 import { startSimulator, type RunningSimulator } from '../../simulator/src/simulator.js';
+import { installFakeDate } from '../support/fake-clock.js';
 
 const CLIENT = { clientId: 'srv-integrator', clientSecret: 'srv-secret-abcdef' };
-const USER = { username: 'ada', password: 'lovelace-1815' };
+const USER = { username: 'ada-l0velace', password: 'lovelace-1815' }; // a name no bundle or page text contains by chance
 
 describe('demo app: session, session-gated broker, pages', () => {
   let sim: RunningSimulator;
@@ -95,15 +96,34 @@ describe('demo app: session, session-gated broker, pages', () => {
     }
   });
 
-  it('the kiosk worker script is served uncached with the bundle and shell in its precache list', async () => {
+  it('the kiosk worker script is served uncached with the offline page and the bundle in its precache list', async () => {
     const reply = await fetch(`${demo.url}/kiosk/sw.js`);
     assert.strictEqual(reply.headers.get('cache-control'), 'no-cache');
     assert.match(reply.headers.get('content-type') ?? '', /javascript/);
     const script = await reply.text();
-    assert.match(script, /"precache":\["\/kiosk\/","\/bioid-elements.js"/);
+    assert.match(script, /"precache":\["\/kiosk\/offline","\/bioid-elements.js"/);
     assert.notMatch(script, /\/token/);
     demo.bumpKioskVersion();
     assert.notStrictEqual(await (await fetch(`${demo.url}/kiosk/sw.js`)).text(), script);
+  });
+
+  it('issue 12 item 9: the kiosk worker precaches nothing that holds user data (not the signed-in /kiosk/ page)', async () => {
+    const script = await (await fetch(`${demo.url}/kiosk/sw.js`)).text();
+    const config = JSON.parse(/\)\(self, (\{.*\})\);/.exec(script)![1]!) as { precache: string[]; shell: string };
+    assert.notInclude(config.precache, '/kiosk/');
+    assert.strictEqual(config.shell, '/kiosk/offline');
+    // Fetched as the worker does at install: with the signed-in user's cookie.
+    const cookie = cookieOf(await signIn());
+    for (const path of config.precache) {
+      const reply = await fetch(`${demo.url}${path}`, { headers: { Cookie: cookie }, redirect: 'manual' });
+      assert.strictEqual(reply.status, 200, path);
+      const body = await reply.text();
+      assert.notInclude(body, USER.username, `${path} names the signed-in user`);
+      assert.notMatch(body, /Signed in as <strong>|action="\/signout"/, path);
+    }
+    const offline = await (await fetch(`${demo.url}/kiosk/offline`)).text();
+    assert.match(offline, /<h1>Kiosk<\/h1>/);
+    assert.match(offline, /<bio-verify [^>]*workstation-id=/, 'the offline page still has the pinned elements');
   });
 
   it('the form refuses an empty, forged or malformed verification id (422)', async () => {
@@ -116,6 +136,89 @@ describe('demo app: session, session-gated broker, pages', () => {
       });
       assert.strictEqual(reply.status, 422, verification);
       assert.match(await reply.text(), /Refused: /);
+    }
+  });
+});
+
+describe('demo app: session habits (issue 12 item 10)', () => {
+  let sim: RunningSimulator;
+  let demo: RunningDemoServer;
+  let proxied: RunningDemoServer;
+  before(async () => {
+    sim = await startSimulator({ ...CLIENT, captureDelayMs: [0, 5] });
+    demo = await startDemoServer(demoServerOptionsFor(sim, CLIENT, USER));
+    proxied = await startDemoServer({ ...demoServerOptionsFor(sim, CLIENT, USER), trustProxy: 'loopback' });
+  });
+  after(async () => {
+    await proxied?.close();
+    await demo?.close();
+    await sim?.close();
+  });
+
+  const signIn = (server: RunningDemoServer, o: { password?: string; username?: string; cookie?: string; headers?: Record<string, string> } = {}) =>
+    fetch(`${server.url}/signin`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: {
+        'Content-Type': 'application/x-www-form-urlencoded',
+        Origin: server.url,
+        ...(o.cookie ? { Cookie: o.cookie } : {}),
+        ...o.headers,
+      },
+      body: new URLSearchParams({ username: o.username ?? USER.username, password: o.password ?? USER.password, next: '/' }),
+    });
+  const cookieOf = (reply: Response) => (reply.headers.get('set-cookie') ?? '').split(';')[0]!;
+  const tokenStatus = async (server: RunningDemoServer, cookie: string) =>
+    (await fetch(`${server.url}/token`, { headers: { 'X-CSRF': '1', Cookie: cookie } })).status;
+
+  it('issue 12 item 10: the session cookie is Secure when the page was served over https (a trusted proxy says so), not over plain http', async () => {
+    const plain = (await signIn(demo)).headers.get('set-cookie') ?? '';
+    assert.notMatch(plain, /;\s*Secure/i, 'http://127.0.0.1: a Secure cookie would never be sent back');
+    const https = (await signIn(proxied, { headers: { 'X-Forwarded-Proto': 'https' } })).headers.get('set-cookie') ?? '';
+    assert.match(https, /;\s*Secure/i);
+    assert.match(https, /HttpOnly/);
+    // Without a trusted proxy the header proves nothing.
+    assert.notMatch((await signIn(demo, { headers: { 'X-Forwarded-Proto': 'https' } })).headers.get('set-cookie') ?? '', /;\s*Secure/i);
+    const signedOut = await fetch(`${proxied.url}/signout`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { Origin: proxied.url, 'X-Forwarded-Proto': 'https', Cookie: cookieOf(await signIn(proxied)) },
+    });
+    assert.match(signedOut.headers.get('set-cookie') ?? '', /Max-Age=0.*;\s*Secure/i);
+  });
+
+  it('issue 12 item 10: sign-in always issues a new session id, and the one the browser held before stops working', async () => {
+    const first = cookieOf(await signIn(demo));
+    assert.strictEqual(await tokenStatus(demo, first), 200);
+    const second = cookieOf(await signIn(demo, { cookie: first }));
+    assert.notStrictEqual(second, first);
+    assert.strictEqual(await tokenStatus(demo, first), 401, 'the earlier session id no longer works');
+    assert.strictEqual(await tokenStatus(demo, second), 200);
+  });
+
+  it('issue 12 item 10: after 5 failed sign-ins for a user from one address, every sign-in of that pair is refused with 429 for 15 minutes', async () => {
+    const clock = installFakeDate();
+    try {
+      for (let i = 0; i < 5; i++) assert.strictEqual((await signIn(demo, { password: `guess-${i}` })).status, 401, `attempt ${i + 1}`);
+      const blocked = await signIn(demo); // the right password too: guessing must not simply go on
+      assert.strictEqual(blocked.status, 429);
+      assert.strictEqual(blocked.headers.get('set-cookie'), null);
+      assert.strictEqual(blocked.headers.get('retry-after'), '900');
+      assert.match(await blocked.text(), /Too many failed sign-ins for this user from your address\. Try again in 15 minutes\./);
+      // Another user name from the same address is counted apart (nobody locks a user out from elsewhere).
+      assert.strictEqual((await signIn(demo, { username: 'someone-else', password: 'x' })).status, 401);
+      clock.tick(14 * 60 * 1000);
+      const later = await signIn(demo);
+      assert.strictEqual(later.status, 429);
+      assert.match(await later.text(), /Try again in 1 minute\./);
+      clock.tick(60 * 1000);
+      assert.strictEqual((await signIn(demo)).status, 303, 'the window is over');
+      // A success starts the count again.
+      for (let i = 0; i < 4; i++) await signIn(demo, { password: 'wrong' });
+      assert.strictEqual((await signIn(demo)).status, 303);
+      for (let i = 0; i < 4; i++) assert.strictEqual((await signIn(demo, { password: 'wrong' })).status, 401);
+    } finally {
+      clock.uninstall();
     }
   });
 });
@@ -133,5 +236,8 @@ describe('demo configuration', () => {
     assert.ok(!configured.defaulted.has('clientSecret'));
     assert.throws(() => readConfig([], { BIOID_IDP_PORT: '70000' }), /BIOID_IDP_PORT \/ --idp-port must be a port number/);
     assert.throws(() => readConfig(['--nope', '1'], {}), /Unknown option --nope/);
+    assert.strictEqual(defaults.trustProxy, undefined);
+    assert.strictEqual(readConfig(['--trust-proxy', '1'], {}).trustProxy, 1);
+    assert.strictEqual(readConfig([], { BIOID_DEMO_TRUST_PROXY: 'loopback' }).trustProxy, 'loopback');
   });
 });

@@ -156,6 +156,58 @@ describe('simulator: middleware, workstation and local service against a real Id
     assert.deepStrictEqual(records.records.map((r) => r.enrollmentId), [enrollment.enrollmentId]);
   });
 
+  it('product.md 5: GET /verifications/{id} answers the whole record; 401 without a valid token; 404 when unknown or another tenant\'s', async () => {
+    await sim$('finger', { finger: 'finger-a' });
+    assert.strictEqual((await mw('orchestrator/enroll', { body: { ...target(), subjectId: 'vera' } })).status, 200);
+    const before = Date.now();
+    const verified = (await (await mw('orchestrator/verify', { body: { ...target(), subjectId: 'vera', agentId: 'clerk-2' } })).json()) as { verificationId: string };
+    const reply = await mw(`verifications/${encodeURIComponent(verified.verificationId)}`, { integrator: null });
+    assert.strictEqual(reply.status, 200);
+    const found = (await reply.json()) as Record<string, unknown>;
+    assert.deepStrictEqual(Object.keys(found).sort(), ['agentId', 'createdAt', 'deviceId', 'match', 'score', 'subjectId', 'verificationId', 'workstationId']);
+    assert.include(found, { verificationId: verified.verificationId, subjectId: 'vera', match: true, workstationId: sim.workstationId, deviceId: sim.deviceId });
+    assert.match(String(found.createdAt), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    assert.ok(Date.parse(String(found.createdAt)) >= before - 1_000);
+
+    assert.strictEqual((await mw(`verifications/${verified.verificationId}`, { token: null })).status, 401);
+    assert.strictEqual((await mw(`verifications/${verified.verificationId}`, { token: 'not-a-jwt' })).status, 401);
+    assert.strictEqual((await mw(`verifications/${verified.verificationId}`, { token: await tokenFor(OTHER), integrator: null })).status, 404);
+    const unknown = await mw('verifications/ver_unknown');
+    assert.strictEqual(unknown.status, 404);
+    assert.strictEqual(((await unknown.json()) as { error: string }).error, 'unknown_verification');
+  });
+
+  it('product.md 5: bio.confirmVerification against the simulator accepts a fresh match of its subject and rejects the rest', async () => {
+    const bio = new BioID({
+      middlewareUrl: sim.middleware.url,
+      integratorId: CLIENT.clientId,
+      ...target(),
+      auth: { type: 'idpClientCredentials', issuerUrl: sim.idp.baseUrl, realm: sim.idp.realm, ...CLIENT },
+    });
+    const rejected = (why: RegExp) => (e: { code?: string; message?: string }) => e.code === 'verification-rejected' && why.test(e.message ?? '');
+    try {
+      await sim$('finger', { finger: 'finger-b' });
+      await bio.reader.enroll({ subjectId: 'walt' });
+      const match = await bio.reader.verify({ subjectId: 'walt' });
+      const confirmed = await bio.confirmVerification(match.verificationId!, { subjectId: 'walt' });
+      assert.include(confirmed, { verificationId: match.verificationId, subjectId: 'walt', match: true, workstationId: sim.workstationId });
+      await rejectsWith(bio.confirmVerification(match.verificationId!, { subjectId: 'vera' }), rejected(/another subject/));
+      await rejectsWith(bio.confirmVerification('ver_forged', { subjectId: 'walt' }), rejected(/unknown id/));
+      await sim$('finger', { finger: 'finger-c' });
+      const noMatch = await bio.reader.verify({ subjectId: 'walt' });
+      await rejectsWith(bio.confirmVerification(noMatch.verificationId!, { subjectId: 'walt' }), rejected(/no match/));
+      const clock = installFakeDate();
+      try {
+        clock.tick(120_001);
+        await rejectsWith(bio.confirmVerification(match.verificationId!, { subjectId: 'walt' }), rejected(/within the last 120000 ms/));
+      } finally {
+        clock.uninstall();
+      }
+    } finally {
+      bio.close();
+    }
+  });
+
   it('no finger on the sensor is 422 no_finger; an unknown operation 404', async () => {
     await sim$('finger', { finger: null });
     try {

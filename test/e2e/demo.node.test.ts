@@ -5,7 +5,7 @@
 import { assert } from 'chai';
 import { WORKSTATION_OFFLINE_TEXT } from '../../src/core/errors.js';
 import { ENGINE_NAMES, selectedEngines } from '../../scripts/engines.mjs';
-import { elementsReady, requestsTo, runOperation, startHarness, type DemoHarness } from './harness.js';
+import { elementsReady, requestsTo, runOperation, startHarness, USER, type DemoHarness } from './harness.js';
 
 for (const engine of selectedEngines()) describe(`demo pages in ${ENGINE_NAMES[engine]}`, function () {
   this.timeout(240_000);
@@ -158,11 +158,12 @@ for (const engine of selectedEngines()) describe(`demo pages in ${ENGINE_NAMES[e
     }
   });
 
-  it('server-rendered form: required blocks submission; the server confirms the verification id; a forged id is refused', async () => {
+  it('server-rendered form: required blocks submission; the server confirms the verification id of the signed-in user; a replayed or forged id is refused', async () => {
     const { context, page } = await h.signedIn('/form');
+    const subject = USER.username; // the form verifies the signed-in user's own subject
     try {
       await elementsReady(page);
-      await page.fill('#subject', 'form-dave');
+      assert.strictEqual(await page.attribute('#approval-form bio-verify', 'subject-id'), subject);
       await h.control('finger', { finger: 'finger-d' });
       // Enroll through the plain page's sibling API: the form page has only bio-verify.
       const enroll = await fetch(`${h.sim.middleware.url}/orchestrator/enroll`, {
@@ -172,26 +173,26 @@ for (const engine of selectedEngines()) describe(`demo pages in ${ENGINE_NAMES[e
           'X-Integrator-Id': 'e2e-integrator',
           'Content-Type': 'application/json',
         },
-        body: JSON.stringify({ workstationId: h.sim.workstationId, deviceId: h.sim.deviceId, subjectId: 'form-dave' }),
+        body: JSON.stringify({ workstationId: h.sim.workstationId, deviceId: h.sim.deviceId, subjectId: subject }),
       });
       assert.strictEqual(enroll.status, 200);
 
       const formValid = () => page.evaluate(() => (document.getElementById('approval-form') as HTMLFormElement).checkValidity());
       assert.strictEqual(await formValid(), false);
-      const verified = await runOperation(page, 'bio-verify');
+      const verified = await runOperation(page, '#approval-form bio-verify');
       assert.strictEqual(verified.detail.result?.match, true, JSON.stringify(verified.detail));
       assert.strictEqual(await formValid(), true);
       await page.clickAndWaitForLoad('#form-submit');
       assert.strictEqual(await page.url(), `${h.demo.url}/form`);
       const accepted = await page.text('#form-outcome');
-      assert.match(accepted, /^Accepted: .*form-dave.*confirmed by the middleware/);
+      assert.match(accepted, new RegExp(`^Accepted: .*"${subject}".*confirmed by the middleware`));
       assert.ok(accepted.includes(String(verified.detail.result?.verificationId)));
 
       // Replaying the same id, or a made-up one, is refused by the server.
       for (const verification of [String(verified.detail.result?.verificationId), 'ver_forged']) {
         const reply = await h.request(context, '/form', {
           method: 'POST',
-          body: new URLSearchParams({ subject: 'form-dave', amount: '1', verification }),
+          body: new URLSearchParams({ amount: '1', verification }),
           headers: { Origin: h.demo.url },
         });
         assert.strictEqual(reply.status, 422);
@@ -232,7 +233,8 @@ for (const engine of selectedEngines()) describe(`demo pages in ${ENGINE_NAMES[e
       });
       const paths = cached.map((u) => new URL(u).pathname);
       assert.ok(paths.includes('/bioid-elements.js'), `bundle precached: ${paths.join(', ')}`);
-      assert.ok(paths.includes('/kiosk/'), 'page shell precached');
+      assert.ok(paths.includes('/kiosk/offline'), 'the offline page precached');
+      assert.ok(!paths.includes('/kiosk/'), 'the signed-in page is never cached');
       assert.ok(!paths.includes('/token'), '/token is never cached');
       assert.ok(!cached.some((u) => u.startsWith(h.sim.middleware.url) || u.startsWith(h.sim.localService.url)), 'no API reply cached');
       statusCalls.push(...(await requestsTo(page, statusPrefix)));
@@ -246,13 +248,15 @@ for (const engine of selectedEngines()) describe(`demo pages in ${ENGINE_NAMES[e
       assert.strictEqual(unplugged.detail.status, 409);
       assert.match(String(unplugged.detail.message), /unplugged/);
 
-      // A flaky network (the demo server refuses every connection): the page shell and the bundle still
-      // load from the worker's precache.
+      // A flaky network (the demo server refuses every connection): the offline page and the bundle still
+      // load from the worker's precache; the offline page names nobody.
       h.demo.setOffline(true);
       try {
         await page.reload();
         await page.waitForFunction(() => Boolean(customElements.get('bio-verify')));
         assert.strictEqual(await page.text('h1'), 'Kiosk');
+        assert.match(await page.text('#kiosk-offline'), /Offline copy/);
+        assert.notInclude(await page.evaluate(() => document.body.textContent ?? ''), USER.username);
       } finally {
         h.demo.setOffline(false);
       }
@@ -267,6 +271,63 @@ for (const engine of selectedEngines()) describe(`demo pages in ${ENGINE_NAMES[e
       await page.clickAndWaitForLoad('[data-bioid-update-banner] button');
       await elementsReady(page);
       assert.strictEqual(await page.count('[data-bioid-update-banner]'), 0);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('issue 12 item 9: after sign-out the kiosk caches are cleared, and offline the signed-in kiosk page is not shown', async () => {
+    const { context, page } = await h.signedIn('/kiosk/');
+    try {
+      await elementsReady(page);
+      await page.waitForSelector('#sw-state[data-state="registered"]');
+      await page.evaluate(() => navigator.serviceWorker.ready.then(() => true));
+      await page.reload(); // controlled by the worker from now on
+      await page.waitForSelector('#sw-state[data-state="registered"]');
+      assert.match(await page.text('form.signout'), new RegExp(`Signed in as ${USER.username}`));
+      const kioskCaches = () => page.evaluate(() => caches.keys().then((names) => names.filter((n) => n.startsWith('bioid-kiosk-'))));
+      assert.strictEqual((await kioskCaches()).length, 1);
+
+      await page.clickAndWaitForLoad('form.signout button[type=submit]');
+      assert.match(await page.url(), /\/signin$/);
+      assert.deepStrictEqual(await kioskCaches(), [], 'sign-out cleared the kiosk caches');
+
+      h.demo.setOffline(true);
+      let shown = '';
+      try {
+        await page.goto(`${h.demo.url}/kiosk/`);
+        shown = await page.evaluate(() => document.body?.textContent ?? '');
+      } catch {
+        // a network error page: nothing of the signed-in page was shown
+      } finally {
+        h.demo.setOffline(false);
+      }
+      assert.notInclude(shown, 'Signed in as');
+      assert.notInclude(shown, USER.username);
+    } finally {
+      h.demo.setOffline(false);
+      await context.close();
+    }
+  });
+
+  it('issue 12 item 10: sign-out clears the page\'s broker tokens (clearBrokerTokens), so a restored page cannot reuse them', async () => {
+    const { context, page } = await h.signedIn('/plain');
+    try {
+      await elementsReady(page);
+      await h.control('finger', { finger: 'finger-a' });
+      const tokenCalls = async () => (await requestsTo(page, `${h.demo.url}/token`)).length;
+      await runOperation(page, 'bio-search');
+      await runOperation(page, 'bio-search');
+      assert.strictEqual(await tokenCalls(), 1, 'the token is cached page-wide');
+      // Sign out, but keep this document (as the back/forward cache would): the test cancels the navigation
+      // after the page's own submit handlers ran.
+      await page.evaluate(() => {
+        const form = document.querySelector<HTMLFormElement>('form.signout')!;
+        form.addEventListener('submit', (event) => event.preventDefault());
+        form.requestSubmit();
+      });
+      await runOperation(page, 'bio-search');
+      assert.strictEqual(await tokenCalls(), 2, 'the next operation asked the broker again');
     } finally {
       await context.close();
     }

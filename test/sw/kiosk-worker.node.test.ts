@@ -6,13 +6,17 @@
 import { assert } from 'chai';
 import { runInNewContext } from 'node:vm';
 import { kioskServiceWorkerScript } from '../../src/sw/kiosk-worker.js';
+import { clearKioskCaches } from '../../src/sw/index.js';
 
 const ORIGIN = 'https://kiosk.example';
 
 class FakeCache {
   readonly entries = new Map<string, Response>();
   async addAll(requests: Request[]) {
-    for (const r of requests) this.entries.set(new URL(r.url, ORIGIN).pathname, new Response(`cached ${new URL(r.url, ORIGIN).pathname}`));
+    for (const r of requests) await this.add(r);
+  }
+  async add(r: Request) {
+    this.entries.set(new URL(r.url, ORIGIN).pathname, new Response(`cached ${new URL(r.url, ORIGIN).pathname}`));
   }
   async match(path: string) {
     return this.entries.get(path)?.clone();
@@ -23,6 +27,7 @@ class FakeCache {
 }
 
 function load(script: string, options: { offline?: boolean } = {}) {
+  let offline = options.offline ?? false;
   const caches = new Map<string, FakeCache>([['bioid-kiosk-old', new FakeCache()], ['someone-else', new FakeCache()]]);
   const listeners = new Map<string, (event: unknown) => void>();
   const network: string[] = [];
@@ -44,8 +49,8 @@ function load(script: string, options: { offline?: boolean } = {}) {
   };
   const fetchImpl = async (request: Request | string) => {
     network.push(typeof request === 'string' ? request : request.url);
-    if (options.offline) throw new TypeError('Failed to fetch');
-    return new Response('from network');
+    if (offline) throw new TypeError('Failed to fetch');
+    return new Response(`from network ${new URL(typeof request === 'string' ? request : request.url, ORIGIN).pathname}`);
   };
   // Relative URLs in `new Request('/x')` need a base in Node; the worker's origin is that base.
   class ScopedRequest extends Request {
@@ -66,20 +71,22 @@ function load(script: string, options: { offline?: boolean } = {}) {
     const url = path.startsWith('http') ? path : `${ORIGIN}${path}`;
     return { url, method: init.method ?? 'GET', mode: init.mode ?? 'cors' } as unknown as Request;
   };
-  return { caches, network, dispatch, request, skipped: () => skipped, claimed: () => claimed };
+  const setOffline = (value: boolean) => void (offline = value);
+  return { caches, network, dispatch, request, setOffline, skipped: () => skipped, claimed: () => claimed };
 }
 
 const SCRIPT = kioskServiceWorkerScript({
   version: 'v2',
-  precache: ['/kiosk/', '/bioid-elements.js', '/demo-assets/demo.css'],
-  shell: '/kiosk/',
+  precache: ['/kiosk/offline', '/bioid-elements.js', '/demo-assets/demo.css'],
+  shell: '/kiosk/offline',
 });
+const cachedPaths = (sw: ReturnType<typeof load>) => [...sw.caches.get('bioid-kiosk-v2')!.entries.keys()];
 
 describe('kiosk service worker', () => {
   it('install precaches exactly the listed files; activate deletes older kiosk caches only and claims', async () => {
     const sw = load(SCRIPT);
     await sw.dispatch('install', {});
-    assert.deepStrictEqual([...sw.caches.get('bioid-kiosk-v2')!.entries.keys()], ['/kiosk/', '/bioid-elements.js', '/demo-assets/demo.css']);
+    assert.deepStrictEqual(cachedPaths(sw), ['/kiosk/offline', '/bioid-elements.js', '/demo-assets/demo.css']);
     await sw.dispatch('activate', {});
     assert.deepStrictEqual([...sw.caches.keys()].sort(), ['bioid-kiosk-v2', 'someone-else']);
     assert.strictEqual(sw.claimed(), 1);
@@ -102,17 +109,49 @@ describe('kiosk service worker', () => {
     assert.deepStrictEqual([...sw.caches.get('bioid-kiosk-v2')!.entries.keys()].includes('/token'), false);
   });
 
-  it('the shell is network-first, with the cached shell when the network fails', async () => {
+  it('a navigation is network-first and never stored; when the network fails the precached offline page answers', async () => {
     const sw = load(SCRIPT);
     await sw.dispatch('install', {});
+    sw.network.length = 0;
     const online = await sw.dispatch('fetch', { request: sw.request('/kiosk/', { mode: 'navigate' }) });
-    assert.strictEqual(await online!.text(), 'from network');
+    assert.strictEqual(await online!.text(), 'from network /kiosk/');
     assert.deepStrictEqual(sw.network, [`${ORIGIN}/kiosk/`]);
 
     const offline = load(SCRIPT, { offline: true });
     await offline.dispatch('install', {});
     const fallback = await offline.dispatch('fetch', { request: offline.request('/kiosk/', { mode: 'navigate' }) });
-    assert.strictEqual(await fallback!.text(), 'cached /kiosk/');
+    assert.strictEqual(await fallback!.text(), 'cached /kiosk/offline');
+  });
+
+  it('issue 12 item 9: the signed-in page is never stored: visited online, it is answered offline by the offline page, not by a copy of itself', async () => {
+    const sw = load(SCRIPT);
+    await sw.dispatch('install', {});
+    for (const path of ['/kiosk/', '/kiosk/?next=1', '/kiosk/offline']) {
+      await (await sw.dispatch('fetch', { request: sw.request(path, { mode: 'navigate' }) }))!.text();
+    }
+    assert.deepStrictEqual(cachedPaths(sw), ['/kiosk/offline', '/bioid-elements.js', '/demo-assets/demo.css']);
+    sw.setOffline(true);
+    const page = await sw.dispatch('fetch', { request: sw.request('/kiosk/', { mode: 'navigate' }) });
+    assert.strictEqual(await page!.text(), 'cached /kiosk/offline');
+  });
+
+  it('issue 12 item 9: caches cleared at sign-out are filled again after the next navigation that reaches the network', async () => {
+    const sw = load(SCRIPT);
+    await sw.dispatch('install', {});
+    sw.caches.get('bioid-kiosk-v2')!.entries.clear(); // clearKioskCaches() at sign-out
+    sw.setOffline(true);
+    const offline = await sw.dispatch('fetch', { request: sw.request('/kiosk/', { mode: 'navigate' }) });
+    assert.strictEqual(offline!.type, 'error', 'nothing cached, nothing shown');
+    assert.deepStrictEqual(cachedPaths(sw), [], 'an offline navigation fills nothing');
+    sw.setOffline(false);
+    await sw.dispatch('fetch', { request: sw.request('/kiosk/', { mode: 'navigate' }) });
+    assert.deepStrictEqual(cachedPaths(sw).sort(), ['/bioid-elements.js', '/demo-assets/demo.css', '/kiosk/offline']);
+  });
+
+  it('without a shell, navigations are left to the network', async () => {
+    const sw = load(kioskServiceWorkerScript({ version: 'v2', precache: ['/bioid-elements.js'] }));
+    await sw.dispatch('install', {});
+    assert.strictEqual(await sw.dispatch('fetch', { request: sw.request('/kiosk/', { mode: 'navigate' }) }), undefined);
   });
 
   it('waits for SKIP_WAITING from the page (workbox-window messageSkipWaiting) before taking over', async () => {
@@ -134,6 +173,23 @@ describe('kiosk service worker', () => {
     assert.throws(() => kioskServiceWorkerScript({ version: '', precache: [] }), /version is required/);
     assert.throws(() => kioskServiceWorkerScript({ version: 'x', precache: ['https://cdn.example/x.js'] }), /same-origin absolute paths/);
     assert.throws(() => kioskServiceWorkerScript({ version: 'x', precache: ['/a'], shell: '/b' }), /shell "\/b" must also be listed/);
+  });
+});
+
+describe('clearKioskCaches (sign-out)', () => {
+  it('issue 12 item 9: deletes every version of the kiosk caches and nothing else', async () => {
+    const names = new Set(['bioid-kiosk-v1', 'bioid-kiosk-v2', 'app-cache', 'my-kiosk-v1']);
+    const g = globalThis as { caches?: unknown };
+    g.caches = { keys: async () => [...names], delete: async (name: string) => names.delete(name) };
+    try {
+      await clearKioskCaches();
+      assert.deepStrictEqual([...names], ['app-cache', 'my-kiosk-v1']);
+      await clearKioskCaches('my-kiosk');
+      assert.deepStrictEqual([...names], ['app-cache']);
+    } finally {
+      delete g.caches;
+    }
+    await clearKioskCaches(); // no Cache Storage (an insecure origin): nothing to do
   });
 });
 
