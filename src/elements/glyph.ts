@@ -29,7 +29,7 @@ export const fingerprintGlyph = (state: GlyphState, tone: string): TemplateResul
   return html`<svg part="glyph" class=${tone} viewBox="0 0 24 24" aria-hidden="true">
     <path d="M12 11v5.5M10 19.5V11a2 2 0 0 1 4 0v2.5M7 17.5V11a5 5 0 0 1 10 0v4.5M17 19.5v-1M4 14v-3a8 8 0 0 1 13.5-5.8M19.5 9q.5 1 .5 2v2.5M7.5 3.6A10 10 0 0 1 17 4" />
     <path class="scan" d=${state === 'running' ? 'M3 15h18' : ''} />
-    <circle cx="18.5" cy="18.5" r=${mark ? 4.75 : 0} />
+    <circle cx="18.5" cy="18.5" r=${mark ? 5 : 0} />
     <path class="mark" d=${mark ?? ''} />
   </svg>`;
 };
@@ -45,9 +45,9 @@ export const glyphStyles = css`
     stroke-width: 1.5;
     stroke-linecap: round;
   }
-  /* The scan bar sweeps only where the user has not asked for reduced motion; elsewhere it stands still. */
+  /* The scan bar sweeps, while running, only where the user has not asked for reduced motion; elsewhere it stands still. */
   @media (prefers-reduced-motion: no-preference) {
-    .scan {
+    .running .scan {
       animation: bio-scan 1.4s infinite alternate;
     }
   }
