@@ -7,7 +7,7 @@
 import { expect, fixture } from '@open-wc/testing';
 import '../../src/elements/index.js';
 import type { BioReaderStatus, BioVerify } from '../../src/elements/index.js';
-import { json, refuse } from '../support/fake-network.js';
+import { json, refuse, type Handler } from '../support/fake-network.js';
 import { installFakeClock, type FakeClock } from '../support/fake-clock.js';
 import { ATTRS, LOCAL, MIDDLEWARE, installNetwork, restoreNetwork, type Net } from './network.js';
 
@@ -26,13 +26,13 @@ describe('stale failures clear when the reader is back (issue 15 item 2)', () =>
   let net: Net;
   let clock: FakeClock;
   /** What the local service answers to /status now (a test changes it). */
-  let local: () => Response;
+  let local: Handler;
 
   beforeEach(() => {
     // Faked before anything runs, so every poll the watch schedules waits for clock.tickAsync.
     clock = installFakeClock();
     local = () => json(READY);
-    net = installNetwork((n) => n.on('GET', STATUS_URL, () => local()));
+    net = installNetwork((n) => n.on('GET', STATUS_URL, (call, i) => local(call, i)));
   });
   afterEach(() => {
     clock.uninstall();
