@@ -8,8 +8,9 @@ import { expect, fixture } from '@open-wc/testing';
 import '../../src/elements/index.js';
 import type { BioElement } from '../../src/elements/bio-element.js';
 import type { BioReaderStatus, BioVerify } from '../../src/elements/index.js';
+import { clearBrokerTokens } from '../../src/index.js';
 import { deferred, json, refuse } from '../support/fake-network.js';
-import { ATTRS, LOCAL, MIDDLEWARE, installNetwork, restoreNetwork } from './network.js';
+import { ATTRS, LOCAL, MIDDLEWARE, TOKEN_PATH, installNetwork, restoreNetwork } from './network.js';
 
 const VERIFY_URL = `${MIDDLEWARE}/orchestrator/verify`;
 
@@ -81,6 +82,13 @@ describe('themes (issue 15 item 3)', () => {
       net.on('POST', VERIFY_URL, () => json({ error: 'workstation_offline', message: 'Target workstation is not currently live.' }, 503));
       await el.start().catch(() => {});
       await check('error');
+      // A session that ended, with login-url: the sign-in link is text too.
+      el.setAttribute('login-url', '/signin');
+      net.on('GET', TOKEN_PATH, () => json({ error: 'no session' }, 401));
+      clearBrokerTokens();
+      await el.start().catch(() => {});
+      await check('session expired');
+      checked.push({ pair: 'sign-in link / surface', fg: colorOf(part(el, 'login')), bg: surfaceOf(el), min: 4.5 });
 
       for (const [state, route] of [
         ['ready', () => json({ workstationId: 'ws-7', devices: [{ deviceId: 'dev-1', connected: true }] })],
