@@ -22,21 +22,19 @@ import { baseStyles } from './styles.js';
  * @attr agent-id - The end user who acts (spec 5.8), sent with enroll, verify and search.
  * @attr theme - `light` or `dark`; without it the element follows the system's colour scheme (prefers-color-scheme).
  * @fires bio-error - On any failure, configuration errors included. detail `{ operation, code, message, status?, retryable }`.
- * @csspart base - The wrapper (the card: surface, border, padding).
+ * @csspart base - The card (surface, border, padding). The element is 22em wide (at most its container's) whatever it shows; set `inline-size` on it for another width.
  * @csspart error - The technical detail of a failure.
  * @cssprop --bio-color - Text colour (light #1f1f1f, dark #e3e3e3).
  * @cssprop --bio-surface - Background of the card (light #fff, dark #1f1f1f); `transparent` for none.
- * @cssprop --bio-border-color - Border of the card (light #c4c7c5, dark #5c5f5e).
- * @cssprop --bio-inline-size - Width of the element, kept whatever it shows (default 22em, at most the container's).
  * @cssprop --bio-font - Font (default inherited).
  * @cssprop --bio-gap - Space between the parts.
  * @cssprop --bio-accent - Button, progress and idle glyph colour (light #0b57d0, dark #a8c7fa).
  * @cssprop --bio-on-accent - Button text colour (light #fff, dark #062e6f).
- * @cssprop --bio-radius - Button corner radius (the card's is twice it).
- * @cssprop --bio-focus-ring - Focus outline (default 3px solid, the accent colour).
+ * @cssprop --bio-radius - Button corner radius (default .375em).
+ * @cssprop --bio-focus-ring - Focus outline (default 3px solid in the accent colour).
  * @cssprop --bio-error-color - Colour of failures (light #b3261e, dark #f2b8b5).
  * @cssprop --bio-success-color - Colour of successes (light #146c2e, dark #6dd58c).
- * @cssprop --bio-warning-color - Colour of a reader that is being looked for or has no device (light #b06000, dark #ffb870).
+ * @cssprop --bio-warning-color - Colour of a reader that is being looked for or has no device (#b06000).
  * @cssprop --bio-ready-color - Colour of a ready or pinned reader (default the success colour).
  * @cssprop --bio-muted-color - Colour of details (light #474747, dark #c4c7c5).
  */

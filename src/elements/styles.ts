@@ -3,11 +3,11 @@
  * 'unsafe-inline'). Theming goes through the documented custom properties and parts only; logical
  * properties keep the layout right in right-to-left pages. The build minifies this text.
  *
- * One palette, light and dark in each colour (`light-dark()`): the element's `color-scheme` picks
- * the half, the system's preference by default (`light dark`), or the `theme` attribute. Each `--_*`
- * colour (and each colour used once) is its documented `--bio-*` property when the page sets one. Every text colour has at least
- * 4.5:1 against the surface in both halves (WCAG AA; test/elements/theme.browser.test.ts computes the
- * ratios from the rendered colours).
+ * One palette, light and dark in each colour (`light-dark()`): the element's `color-scheme` picks the
+ * half, the system's preference by default (`light dark`), or the `theme` attribute. Each colour is its
+ * documented `--bio-*` property when the page sets one (the `--_*` names hold those used more than once).
+ * Every text colour has at least 4.5:1 against the surface in both halves (WCAG AA;
+ * test/elements/theme.browser.test.ts computes the ratios from the rendered colours).
  */
 import { css } from 'lit';
 
@@ -18,7 +18,8 @@ export const baseStyles = css`
     --_accent: var(--bio-accent, light-dark(#0b57d0, #a8c7fa));
     --_success: var(--bio-success-color, light-dark(#146c2e, #6dd58c));
     --_error: var(--bio-error-color, light-dark(#b3261e, #f2b8b5));
-    /* A fixed inline size (a page may set another on the element): a longer message wraps inside instead of pushing the neighbours aside. */
+    /* A fixed inline size (a page may set another on the element): a longer message wraps inside
+       instead of pushing the neighbours aside; top-aligned, so a change of content never moves its line. */
     display: inline-block;
     inline-size: 22em;
     max-inline-size: 100%;
@@ -40,8 +41,6 @@ export const baseStyles = css`
     flex-direction: column;
     align-items: flex-start;
     gap: var(--bio-gap, 0.5em);
-  }
-  .base {
     padding: 0.75em;
     border: 1px solid #8886;
     border-radius: 0.75em;
