@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { BUNDLE_BUDGET, CORE_BUDGET } from './budgets.mjs';
 import { atMost, fmt, notMeasured, row } from './report.mjs';
+import { measureTags, tagsOf } from './tag-sizes.mjs';
 
 const SECTION = '1 Size';
 export { BUNDLE_BUDGET, CORE_BUDGET };
@@ -165,9 +166,9 @@ export async function runSize({ root, log }) {
     ours = { gzip: gzipSize(code), brotli: brotliSize(code), min: Buffer.byteLength(code) };
     const v = atMost(ours.gzip, BUNDLE_BUDGET, ' B');
     // Which of the package's tags the script carries (a tag name appears in it as a string literal).
-    const tags = ['bio-enroll', 'bio-verify', 'bio-search', 'bio-enrolled', 'bio-reader-status'];
+    const tags = tagsOf(root).map((t) => t.tag);
     const absent = tags.filter((t) => !new RegExp(`["'\`]${t}["'\`]`).test(code));
-    const carries = absent.length ? `leaves out ${absent.map((t) => `<${t}>`).join(', ')}` : 'all five tags';
+    const carries = absent.length ? `leaves out ${absent.map((t) => `<${t}>`).join(', ')}` : `all ${tags.length} tags`;
     rows.push(row(SECTION, 'dist/bioid-elements.js (everything; as built)', sizeFigure(ours), `≤ ${fmt(BUNDLE_BUDGET)} B gzip`, v.verdict, [v.note, vsFloor(ours), carries].filter(Boolean).join('; ')));
   } else {
     rows.push(notMeasured(SECTION, 'dist/bioid-elements.js', 'dist/bioid-elements.js is missing; run npm run build', `≤ ${fmt(BUNDLE_BUDGET)} B gzip`));
@@ -187,6 +188,28 @@ export async function runSize({ root, log }) {
   }
 
   rows.push(row(SECTION, 'bare Lit element (floor; rollup + node-resolve + terser)', sizeFigure(floor)));
+
+  // Bytes per tag (issue 15 item 5): each tag's share of the script, and the tag alone in a script of its own.
+  try {
+    const t0 = performance.now();
+    const { all, tags } = await measureTags(root, { gzipSize, terserOptions: TERSER_OPTIONS });
+    for (const { tag, share, alone } of tags) {
+      rows.push(row(SECTION, `<${tag}>: its share of the script / alone`, `${fmt(share)} B / ${fmt(alone)} B gzip`));
+    }
+    const shared = all - tags.reduce((sum, t) => sum + t.share, 0);
+    rows.push(
+      row(
+        SECTION,
+        'the script rebuilt for the per-tag figures (every tag)',
+        `${fmt(all)} B gzip`,
+        '',
+        '—',
+        `${ours ? `shipped: ${fmt(ours.gzip)} B; ` : ''}${fmt(shared)} B of it belong to no one tag (Lit, the core, the base classes, styles, translations, window.BioIDSDK); ${((performance.now() - t0) / 1000).toFixed(0)} s`,
+      ),
+    );
+  } catch (error) {
+    rows.push(notMeasured(SECTION, 'bytes per tag', `the per-tag builds failed (${error instanceof Error ? error.message.split('\n')[0] : error})`));
+  }
 
   for (const peer of PEERS) {
     try {
@@ -239,6 +262,7 @@ export async function runSize({ root, log }) {
     rows,
     extras,
     methods: [
+      'Bytes per tag (bench/tag-sizes.mjs): a tag\'s share is the script-tag bundle with every tag minus the same bundle without that tag (its own class, styles and strings; what the shared base costs is counted in no tag); "alone" is a classic script that defines that one tag only (shared base, Lit and the core parts it uses included). Both are built like dist/bioid-elements.js (rollup, the template minifier, node-resolve, terser with the build\'s options; TypeScript stripped by esbuild), the tag list read from src/elements/tags.ts.',
       'Size: gzip level 9 and brotli quality 11 of each file (node:zlib). Ours: dist/bioid-elements.js as built by `npm run build` (rollup + terser); the core entry: dist/index.js and its chunks bundled by rollup with @rollup/plugin-terser in memory (the same terser options as rollup.config.mjs). Peers: `npm pack` into .cache/peers/ (not dependencies), their shipped browser files; a file that is not minified (keycloak-js lib/keycloak.js) is minified with the same terser options. The floor is bench/fixtures/bare-lit.js (one property, one button) bundled with rollup + node-resolve + terser.',
     ],
     floor,

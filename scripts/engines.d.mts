@@ -43,6 +43,8 @@ export interface Context {
 export interface Browser {
   engine: Engine;
   name: string;
+  /** Chromium and Firefox: the puppeteer-core browser itself (screenshots, media emulation). */
+  puppeteer?: import('puppeteer-core').Browser;
   version(): Promise<string> | string;
   newContext(): Promise<Context>;
   close(): Promise<void>;

@@ -1,5 +1,5 @@
 // The base class of every element (see its JSDoc, which feeds custom-elements.json for every tag).
-import { LitElement, type PropertyDeclarations } from 'lit';
+import { LitElement, type CSSResultGroup, type PropertyDeclarations } from 'lit';
 import type { Translation } from './localize.js';
 import { version } from '../version.js';
 import { defineElement } from './define.js';
@@ -21,26 +21,28 @@ import { baseStyles } from './styles.js';
  * @attr timeout-ms - Bound on each network call, in milliseconds (default 15000).
  * @attr agent-id - The end user who acts (spec 5.8), sent with enroll, verify and search.
  * @attr lang - Language of the element's text (en, de, fr, es); else the page's.
+ * @attr theme - `light` or `dark`; without it the element follows the system's colour scheme (prefers-color-scheme).
  * @fires {BioErrorDetail} bio-error - On any failure, configuration errors included. detail `{ operation, code, message, status?, retryable }`.
- * @csspart base - The wrapper.
+ * @csspart base - The card (surface, border, padding). The element is 22em wide (at most its container's) whatever it shows; set `inline-size` on it for another width.
  * @csspart error - The technical detail of a failure.
- * @cssprop --bio-color - Text colour.
- * @cssprop --bio-font - Font.
+ * @cssprop --bio-color - Text colour (light #1f1f1f, dark #e3e3e3).
+ * @cssprop --bio-surface - Background of the card (light #fff, dark #1f1f1f); `transparent` for none.
+ * @cssprop --bio-font - Font (default inherited).
  * @cssprop --bio-gap - Space between the parts.
- * @cssprop --bio-accent - Button and progress colour.
- * @cssprop --bio-on-accent - Button text colour.
- * @cssprop --bio-radius - Button corner radius.
- * @cssprop --bio-focus-ring - Focus outline.
- * @cssprop --bio-error-color - Colour of failures.
- * @cssprop --bio-success-color - Colour of successes.
- * @cssprop --bio-warning-color - Colour of a reader that is being looked for or has no device.
- * @cssprop --bio-ready-color - Colour of a ready or pinned reader.
- * @cssprop --bio-muted-color - Colour of details.
+ * @cssprop --bio-accent - Button, progress and idle glyph colour (light #0b57d0, dark #a8c7fa).
+ * @cssprop --bio-on-accent - Button text colour (light #fff, dark #062e6f).
+ * @cssprop --bio-radius - Button corner radius (default .375em).
+ * @cssprop --bio-focus-ring - Focus outline (default 3px solid in the accent colour).
+ * @cssprop --bio-error-color - Colour of failures (light #b3261e, dark #f2b8b5).
+ * @cssprop --bio-success-color - Colour of successes (light #146c2e, dark #6dd58c).
+ * @cssprop --bio-warning-color - Colour of a reader that is being looked for or has no device (#b06000).
+ * @cssprop --bio-ready-color - Colour of a ready or pinned reader (default the success colour).
+ * @cssprop --bio-muted-color - Colour of details (light #474747, dark #c4c7c5).
  */
 export class BioElement extends LitElement {
   static readonly sdkVersion = version;
-  static override styles = baseStyles;
-  static override properties: PropertyDeclarations = { ...settingProperties, strings: { attribute: false } };
+  static override styles: CSSResultGroup = baseStyles;
+  static override properties: PropertyDeclarations = { ...settingProperties, strings: { attribute: false }, theme: { reflect: true } };
 
   /** Defines this class as `tag`, once: a second script copy or version never throws (define.ts). */
   static define(tag: string): void {
@@ -73,6 +75,8 @@ export class BioElement extends LitElement {
   declare loginUrl: string | undefined;
   /** Overrides of the built-in strings for this element. */
   declare strings: Partial<Translation> | undefined;
+  /** `light` or `dark` (reflected to the `theme` attribute, which the styles read); unset follows the system. */
+  declare theme: 'light' | 'dark' | undefined;
 
   protected readonly localize = new LocalizeController(this);
 

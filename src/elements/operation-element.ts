@@ -1,12 +1,15 @@
 // The base class of the operation elements (see its JSDoc).
-import { html, nothing, type PropertyDeclarations, type TemplateResult } from 'lit';
+import { html, nothing, type PropertyDeclarations, type PropertyValues, type TemplateResult } from 'lit';
 import { BioIDError } from '../core/errors.js';
 import type { DispatchTarget, FingerprintReader, OperationOptions, ReaderPhase } from '../core/reader.js';
+import { watchReaderStatus } from '../core/status-watch.js';
 import { BioElement } from './bio-element.js';
 import { asBioIDError, errorDetail, type BioErrorDetail, type BioOperation } from './events.js';
+import { fingerprintGlyph, glyphStyles } from './glyph.js';
 import type { Params, StringKey } from './localize.js';
 import { en } from './translations/en.js';
-import { loginLinkFor, readerFor, type Settings } from './settings.js';
+import { loginLinkFor, readerFor, statusOptionsFor, type Settings } from './settings.js';
+import { baseStyles } from './styles.js';
 
 interface View {
   kind: 'idle' | 'running' | 'done' | 'failed';
@@ -35,6 +38,9 @@ export interface Summary {
 const PHASES: ReaderPhase[] = ['token', 'locating', 'dispatched'];
 const NO_TARGET = { workstationId: '', deviceId: '' };
 
+/** Failures that report the state of the reader or its workstation: they hold only until the status watch reports it ready again. */
+const READER_FAILURES = ['workstation-offline', 'local-service-unreachable', 'no-device', 'local-service'];
+
 /**
  * What `bio-enroll`, `bio-verify`, `bio-search` and `bio-enrolled` share: the button, `start()`, the
  * phases in a live region with a progress bar, and the events. An operation is start → perform → result:
@@ -43,16 +49,24 @@ const NO_TARGET = { workstationId: '', deviceId: '' };
  * and never to one under way. Removing the element aborts its operation; a removed element emits no
  * events and its `start()` promise rejects with code 'aborted'.
  *
+ * The element keeps its size whatever it shows (a fixed inline size, room for two lines of status and
+ * one of progress, score or detail), so a phase or an answer never pushes the page around; only a
+ * failure's technical detail (and a sign-in link) may add lines. A failure about the reader or its
+ * workstation (offline, service unreachable, no device) is cleared when the page-wide status watch
+ * reports the reader back to ready: the element watches only while it shows such a failure.
+ *
  * @fires {BioStartDetail} bio-start - Before the operation; cancelable. detail `{ operation }`.
  * @fires {BioProgressDetail} bio-progress - At each phase. detail `{ operation, phase }`.
  * @fires bio-result - On success. detail `{ operation, result, workstationId, deviceId }`.
  * @attr login-url - The integrator's sign-in page (http or https; relative URLs resolve against the page): a `session-expired` failure then shows a sign-in link to it, with `return_to` (this page's address) appended unless the URL has one.
+ * @csspart glyph - The fingerprint (3.5em square): idle, waiting (a scan bar), success (a check), no match (a cross), error (an exclamation mark).
  * @csspart button - The button that starts the operation.
  * @csspart status - The live region with the current phase or outcome.
  * @csspart progress - The progress bar, while running.
  * @csspart login - The sign-in link under a `session-expired` failure, when login-url is set.
  */
 export abstract class BioOperationElement<R> extends BioElement {
+  static override styles = [baseStyles, glyphStyles];
   static override properties: PropertyDeclarations = {
     view: { state: true, attribute: false },
     failure: { state: true, attribute: false },
@@ -69,6 +83,7 @@ export abstract class BioOperationElement<R> extends BioElement {
   protected abstract readonly operation: Exclude<BioOperation, 'status'>;
   private running: Promise<R> | undefined;
   private controller: AbortController | undefined;
+  private unwatch: (() => void) | undefined;
 
   constructor() {
     super();
@@ -160,9 +175,49 @@ export abstract class BioOperationElement<R> extends BioElement {
     this.emit('bio-progress', { operation: this.operation, phase });
   }
 
+  override connectedCallback(): void {
+    super.connectedCallback();
+    this.followStatus(); // a failure shown before the element was moved is followed again
+  }
+
   override disconnectedCallback(): void {
     super.disconnectedCallback();
+    this.followStatus();
     this.controller?.abort(new BioIDError('aborted', `<${this.localName}> was removed from the page.`, { retryable: false }));
+  }
+
+  protected override updated(changed: PropertyValues): void {
+    super.updated(changed);
+    this.followStatus();
+  }
+
+  /**
+   * Watches the reader status (decisions.md: the page-wide watcher, which polls only while someone
+   * listens) exactly while a failure about the reader is shown, and clears that failure once the reader
+   * is back to ready: a 'ready' that follows a not-ready report. The first 'ready' alone proves nothing:
+   * a workstation the middleware calls offline may well have a reachable local service.
+   */
+  private followStatus(): void {
+    const shown = this.isConnected && this.view.kind === 'failed' && READER_FAILURES.includes(this.failure?.code ?? '');
+    if (!shown) {
+      this.unwatch?.();
+      this.unwatch = undefined;
+      return;
+    }
+    if (this.unwatch) return;
+    let away = false;
+    try {
+      this.unwatch = watchReaderStatus(statusOptionsFor(this.settings()), ({ state }) => {
+        if (state === 'ready' && away) {
+          this.failure = undefined;
+          this.view = { kind: 'idle', step: 0 };
+        }
+        // Not ready: unreachable, no device, error (or pinned, which is never followed by ready).
+        away ||= state !== 'ready' && state !== 'checking';
+      });
+    } catch {
+      // Settings that cannot be watched (they failed the operation too): the failure stays until the next start.
+    }
   }
 
   private onClick(): void {
@@ -177,17 +232,20 @@ export abstract class BioOperationElement<R> extends BioElement {
     const tone = view.negative ? 'failed' : view.kind;
     const label = this.localize.term(this.operation);
     return html`
-      <div part="base" class="base">
+      <div part="base" class="base op">
+        ${fingerprintGlyph(view.negative ? 'negative' : view.kind, tone)}
         <button part="button" type="button" aria-disabled=${running ? 'true' : 'false'} aria-describedby="status" @click=${this.onClick}>
           ${label}
         </button>
         <p part="status" id="status" class="status ${tone}" role="status">${view.key ? this.localize.term(view.key, view.params) : ''}</p>
-        ${running ? html`<progress part="progress" max="3" .value=${view.step} aria-label=${label}></progress>` : nothing}
-        ${failure ? html`<p part="error" class="detail">${failure.message}</p>` : nothing}
-        ${failure?.code === 'session-expired' && this.loginLink
-          ? html`<a part="login" href=${this.loginLink}>${this.localize.term('signIn')}</a>`
-          : nothing}
-        ${view.kind === 'done' && result !== undefined ? this.renderResult(result) : nothing}
+        <div class="footer">
+          ${running ? html`<progress part="progress" max="3" .value=${view.step} aria-label=${label}></progress>` : nothing}
+          ${failure ? html`<p part="error" class="detail">${failure.message}</p>` : nothing}
+          ${failure?.code === 'session-expired' && this.loginLink
+            ? html`<a part="login" href=${this.loginLink}>${this.localize.term('signIn')}</a>`
+            : nothing}
+          ${view.kind === 'done' && result !== undefined ? this.renderResult(result) : nothing}
+        </div>
       </div>
     `;
   }

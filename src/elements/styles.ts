@@ -2,14 +2,36 @@
  * Shared styles (adopted stylesheets: no inline style attributes, so a strict CSP needs no
  * 'unsafe-inline'). Theming goes through the documented custom properties and parts only; logical
  * properties keep the layout right in right-to-left pages. The build minifies this text.
+ *
+ * One palette, light and dark in each colour (`light-dark()`): the element's `color-scheme` picks the
+ * half, the system's preference by default (`light dark`), or the `theme` attribute. Each colour is its
+ * documented `--bio-*` property when the page sets one (the `--_*` names hold those used more than once).
+ * Every text colour has at least 4.5:1 against the surface in both halves (WCAG AA;
+ * test/elements/theme.browser.test.ts computes the ratios from the rendered colours).
  */
 import { css } from 'lit';
 
 export const baseStyles = css`
   :host {
+    color-scheme: light dark;
+    --_surface: var(--bio-surface, light-dark(#fff, #1f1f1f));
+    --_accent: var(--bio-accent, light-dark(#0b57d0, #a8c7fa));
+    --_success: var(--bio-success-color, light-dark(#146c2e, #6dd58c));
+    --_error: var(--bio-error-color, light-dark(#b3261e, #f2b8b5));
+    /* A fixed inline size (a page may set another on the element): a longer message wraps inside
+       instead of pushing the neighbours aside; top-aligned, so a change of content never moves its line. */
     display: inline-block;
-    color: var(--bio-color, inherit);
+    inline-size: 22em;
+    max-inline-size: 100%;
+    vertical-align: top;
+    color: var(--bio-color, light-dark(#1f1f1f, #e3e3e3));
     font: var(--bio-font, inherit);
+  }
+  :host([theme=light]) {
+    color-scheme: light;
+  }
+  :host([theme=dark]) {
+    color-scheme: dark;
   }
   :host([hidden]) {
     display: none;
@@ -19,18 +41,27 @@ export const baseStyles = css`
     flex-direction: column;
     align-items: flex-start;
     gap: var(--bio-gap, 0.5em);
+    padding: 0.75em;
+    border: 1px solid #8886;
+    border-radius: 0.75em;
+    background: var(--_surface);
+  }
+  /* The glyph stands in the inline-start padding of an operation element, beside the column of its parts. */
+  .op {
+    position: relative;
+    padding-inline-start: 5em;
   }
   button {
     font: inherit;
     padding: 0.5em 1em;
-    border: 1px solid var(--bio-accent, #0b57d0);
+    border: 1px solid var(--_accent);
     border-radius: var(--bio-radius, 0.375em);
-    background: var(--bio-accent, #0b57d0);
-    color: var(--bio-on-accent, #fff);
+    background: var(--_accent);
+    color: var(--bio-on-accent, light-dark(#fff, #062e6f));
     cursor: pointer;
   }
   button:focus-visible {
-    outline: var(--bio-focus-ring, 3px solid #1a73e8);
+    outline: var(--bio-focus-ring, 3px solid var(--_accent));
     outline-offset: 2px;
   }
   button[aria-disabled='true'] {
@@ -39,22 +70,27 @@ export const baseStyles = css`
   }
   progress {
     inline-size: 100%;
-    accent-color: var(--bio-accent, #0b57d0);
+    accent-color: var(--_accent);
   }
+  /* Room for two lines of status and one of progress, score or detail is kept in every state, so the element keeps its height. */
   .status {
-    min-block-size: 1.25em;
     margin: 0;
+    min-block-size: 2lh;
+  }
+  .footer {
+    align-self: stretch;
+    min-block-size: 1lh;
   }
   .failed {
-    color: var(--bio-error-color, #b3261e);
+    color: var(--_error);
   }
   .done {
-    color: var(--bio-success-color, #146c2e);
+    color: var(--_success);
   }
   .detail {
     margin: 0;
     font-size: 0.875em;
-    color: var(--bio-muted-color, #444);
+    color: var(--bio-muted-color, light-dark(#474747, #c4c7c5));
     overflow-wrap: anywhere;
   }
   ul,
@@ -73,7 +109,7 @@ export const baseStyles = css`
   }
   .row {
     display: flex;
-    align-items: center;
+    align-items: baseline;
     gap: 0.5em;
   }
   .dot {
@@ -85,11 +121,11 @@ export const baseStyles = css`
   }
   .dot.ready,
   .dot.pinned {
-    background: var(--bio-ready-color, #146c2e);
+    background: var(--bio-ready-color, var(--_success));
   }
   .dot.unreachable,
   .dot.error,
   .dot.config {
-    background: var(--bio-error-color, #b3261e);
+    background: var(--_error);
   }
 `;

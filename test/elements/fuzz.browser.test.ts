@@ -23,8 +23,11 @@ const KNOWN: BioErrorCode[] = [
 const TOKEN = 'eyJhbGciOiJub25lIn0.eyJzdWIiOiJmdXp6In0.FUZZTOKENc0ffee';
 const TOKEN_MARK = 'FUZZTOKENc0ffee';
 const ATTACK = `<img src=x onerror="window.__pwned.push(1)"><script>window.__pwned.push(2)</script>`;
-/** Elements markup must never create inside an element's shadow root or light DOM. */
-const ACTIVE = 'img, script, iframe, object, embed, svg, a, style, link';
+/**
+ * Elements markup must never create inside an element's shadow root or light DOM. The one element of
+ * the kind an element draws itself, its fingerprint glyph (the first child of its base), is not counted.
+ */
+const ACTIVE = 'img, script, iframe, object, embed, svg:not([part="base"] > svg[part="glyph"]:first-child), a, style, link';
 
 type Pwned = { __pwned?: number[] };
 type Outcome = { type: 'bio-result' | 'bio-error' | 'none'; detail: unknown };

@@ -1,0 +1,143 @@
+/**
+ * Issue 15 item 3: light and dark themes, through the system's colour scheme and the `theme`
+ * attribute. The contrast ratios (WCAG 2.x relative luminance) are computed from the colours the
+ * engine renders, against the element's own surface: at least 4.5:1 for text (AA), 3:1 for the glyph
+ * and the reader dot (non-text, WCAG 1.4.11). axe stays clean in both themes.
+ */
+import { expect, fixture } from '@open-wc/testing';
+import '../../src/elements/index.js';
+import type { BioElement } from '../../src/elements/bio-element.js';
+import type { BioReaderStatus, BioVerify } from '../../src/elements/index.js';
+import { clearBrokerTokens } from '../../src/index.js';
+import { deferred, json, refuse } from '../support/fake-network.js';
+import { ATTRS, LOCAL, MIDDLEWARE, TOKEN_PATH, installNetwork, restoreNetwork } from './network.js';
+
+const VERIFY_URL = `${MIDDLEWARE}/orchestrator/verify`;
+
+/** [r, g, b] of a computed colour (`rgb(…)` or `rgba(…)`, as every engine serialises a computed colour). */
+function rgb(color: string): [number, number, number] {
+  const m = /^rgba?\((\d+(?:\.\d+)?)[, ]+(\d+(?:\.\d+)?)[, ]+(\d+(?:\.\d+)?)/.exec(color);
+  if (!m) throw new Error(`not an rgb() colour: ${color}`);
+  return [Number(m[1]), Number(m[2]), Number(m[3])];
+}
+
+/** WCAG 2.x relative luminance. */
+function luminance(color: string): number {
+  const [r, g, b] = rgb(color).map((c) => {
+    const s = c / 255;
+    return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+  }) as [number, number, number];
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
+
+function contrast(a: string, b: string): number {
+  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x) as [number, number];
+  return (hi + 0.05) / (lo + 0.05);
+}
+
+const part = (el: Element, name: string) => el.shadowRoot!.querySelector(`[part~="${name}"]`)!;
+const colorOf = (el: Element) => getComputedStyle(el).color;
+const surfaceOf = (el: Element) => getComputedStyle(part(el, 'base')).backgroundColor;
+
+/** The colour pairs of an element in its current state, each with the ratio it needs. */
+function pairs(el: Element, state: string): { pair: string; fg: string; bg: string; min: number }[] {
+  const surface = surfaceOf(el);
+  const button = part(el, 'button');
+  const found = [
+    { pair: `${state}: status text / surface`, fg: colorOf(part(el, 'status')), bg: surface, min: 4.5 },
+    { pair: `${state}: button text / button`, fg: colorOf(button), bg: getComputedStyle(button).backgroundColor, min: 4.5 },
+    { pair: `${state}: glyph / surface`, fg: colorOf(part(el, 'glyph')), bg: surface, min: 3 },
+  ];
+  const detail = el.shadowRoot!.querySelector('.detail');
+  if (detail) found.push({ pair: `${state}: detail / surface`, fg: colorOf(detail), bg: surface, min: 4.5 });
+  return found;
+}
+
+describe('themes (issue 15 item 3)', () => {
+  afterEach(restoreNetwork);
+
+  for (const theme of ['light', 'dark'] as const) {
+    it(`issue 15 item 3: theme="${theme}": every text colour has at least 4.5:1 against the surface, the glyph and the reader dot 3:1, and axe finds nothing`, async () => {
+      let answer = deferred<Response>();
+      const net = installNetwork((n) => n.on('POST', VERIFY_URL, () => answer.promise));
+      const el = await fixture<BioVerify>(`<bio-verify ${ATTRS} subject-id="alice" theme="${theme}"></bio-verify>`);
+      const checked: ReturnType<typeof pairs> = [];
+      const check = async (state: string) => {
+        await el.updateComplete;
+        checked.push(...pairs(el, state));
+        await expect(el).to.be.accessible();
+      };
+      await check('idle');
+      let run = el.start().catch(() => {});
+      await new Promise<void>((resolve) => el.addEventListener('bio-progress', (e) => e.detail.phase === 'dispatched' && resolve()));
+      await check('waiting');
+      answer.resolve(json({ subjectId: 'alice', match: true, score: 0.97, verificationId: 'v-1' }));
+      await run;
+      await check('match');
+      answer = deferred<Response>();
+      run = el.start().catch(() => {});
+      answer.resolve(json({ subjectId: 'alice', match: false, score: 0.1, verificationId: 'v-2' }));
+      await run;
+      await check('no match');
+      net.on('POST', VERIFY_URL, () => json({ error: 'workstation_offline', message: 'Target workstation is not currently live.' }, 503));
+      await el.start().catch(() => {});
+      await check('error');
+      // A session that ended, with login-url: the sign-in link is text too.
+      el.setAttribute('login-url', '/signin');
+      net.on('GET', TOKEN_PATH, () => json({ error: 'no session' }, 401));
+      clearBrokerTokens();
+      await el.start().catch(() => {});
+      await check('session expired');
+      checked.push({ pair: 'sign-in link / surface', fg: colorOf(part(el, 'login')), bg: surfaceOf(el), min: 4.5 });
+
+      for (const [state, route] of [
+        ['ready', () => json({ workstationId: 'ws-7', devices: [{ deviceId: 'dev-1', connected: true }] })],
+        ['unreachable', refuse],
+      ] as const) {
+        net.on('GET', `${LOCAL}/status`, route);
+        const status = await fixture<BioReaderStatus>(`<bio-reader-status local-service-url="${LOCAL}" theme="${theme}"></bio-reader-status>`);
+        await new Promise<void>((resolve) => {
+          if (status.status?.state === state) resolve();
+          status.addEventListener('bio-status', (e) => e.detail.state === state && resolve());
+        });
+        await status.updateComplete;
+        const surface = surfaceOf(status);
+        checked.push(
+          { pair: `reader ${state}: state text / surface`, fg: colorOf(part(status, 'state')), bg: surface, min: 4.5 },
+          { pair: `reader ${state}: dot / surface`, fg: getComputedStyle(part(status, 'indicator')).backgroundColor, bg: surface, min: 3 },
+        );
+        await expect(status).to.be.accessible();
+      }
+
+      const failing = checked.filter((c) => contrast(c.fg, c.bg) < c.min).map((c) => `${c.pair}: ${c.fg} on ${c.bg} is ${contrast(c.fg, c.bg).toFixed(2)}:1, needs ${c.min}:1`);
+      expect(failing).to.deep.equal([]);
+      expect(checked.length).to.be.greaterThan(20);
+    });
+  }
+
+  it('issue 15 item 3: the two themes differ (dark is a dark surface with light text), and without the attribute the element follows the system', async () => {
+    installNetwork();
+    const holder = await fixture<HTMLDivElement>(
+      `<div><bio-verify ${ATTRS} theme="light"></bio-verify><bio-verify ${ATTRS} theme="dark"></bio-verify><bio-verify ${ATTRS}></bio-verify></div>`,
+    );
+    const [light, dark, system] = [...holder.children] as BioVerify[];
+    expect(luminance(surfaceOf(light!))).to.be.greaterThan(0.9);
+    expect(luminance(surfaceOf(dark!))).to.be.lessThan(0.05);
+    expect(luminance(colorOf(dark!))).to.be.greaterThan(luminance(colorOf(light!)));
+    const prefersDark = matchMedia('(prefers-color-scheme: dark)').matches;
+    expect(surfaceOf(system!)).to.equal(surfaceOf(prefersDark ? dark! : light!));
+    expect(colorOf(system!)).to.equal(colorOf(prefersDark ? dark! : light!));
+  });
+
+  it('issue 15 item 3: the theme property reflects to the attribute, and the page can still set every documented colour', async () => {
+    installNetwork();
+    const el = await fixture<BioElement>(`<bio-verify ${ATTRS}></bio-verify>`);
+    el.theme = 'dark';
+    await el.updateComplete;
+    expect(el.getAttribute('theme')).to.equal('dark');
+    el.style.setProperty('--bio-surface', 'rgb(1, 2, 3)');
+    el.style.setProperty('--bio-accent', 'rgb(4, 5, 6)');
+    expect(surfaceOf(el)).to.equal('rgb(1, 2, 3)');
+    expect(getComputedStyle(part(el, 'button')).backgroundColor).to.equal('rgb(4, 5, 6)');
+  });
+});
