@@ -207,7 +207,7 @@ export abstract class BioOperationElement<R> extends BioElement {
     if (this.unwatch) return;
     let away = false;
     try {
-      this.unwatch = watchReaderStatus(statusOptionsFor(this.settings()), ({ state }) => {
+      this.unwatch = watchReaderStatus(statusOptionsFor(this.localName, this.settings()), ({ state }) => {
         if (state === 'ready' && away) {
           this.failure = undefined;
           this.view = { kind: 'idle', step: 0 };
