@@ -110,7 +110,7 @@ describe('issue 16: the WordPress plugin in Debian\'s WordPress (Chromium)', fun
     const render = (shortcode: string, user?: string) => site.php(`echo do_shortcode(${JSON.stringify(shortcode)});`, user);
     assert.strictEqual(
       await render('[bioid op="verify" subject-id="a&quot;b" name="v" required lang="de" middleware-url="https://evil.example"]', 'visitor'),
-      '<div class="bioid-shortcode"><bio-verify subject-id="a&quot;b" name="v" required lang="de"></bio-verify></div><!-- bioid: [bioid]: ignored middleware-url (&lt;bio-verify&gt; takes subject-id, name, required, lang, workstation-id, device-id, timeout-ms, agent-id; the middleware, broker and local service are set in Settings &gt; BioID). -->',
+      '<div class="bioid-shortcode"><bio-verify subject-id="a&quot;b" name="v" required lang="de"></bio-verify></div><!-- bioid: [bioid]: ignored middleware-url (&lt;bio-verify&gt; takes subject-id, name, required, lang, workstation-id, device-id, timeout-ms, agent-id, theme; the middleware, broker and local service are set in Settings &gt; BioID). -->',
     );
     assert.match(await render('[bioid op="nope"]', 'visitor'), /^<!-- bioid: \[bioid\]: op=&quot;nope&quot; is not one of (?:[a-z-]+, )*enroll, enrolled, (?:[a-z-]+, )*verify\. -->$/);
     assert.match(await render('[bioid op="nope"]', 'author'), /^<span class="bioid-note" role="note">\[bioid\]: op=&quot;nope&quot; is not one of [a-z, -]+\.<\/span>$/);
