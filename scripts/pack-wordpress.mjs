@@ -96,34 +96,27 @@ export function zip(files) {
     const stored = deflated.length >= contents.length;
     const data = stored ? contents : deflated;
     const crc = crc32(contents);
-    const header = (signature, size) => {
+    // The local header and the central directory entry carry the same file fields, the entry two bytes
+    // later (it starts with "version made by"): written once, at either place.
+    const header = (signature, size, at) => {
       const b = Buffer.alloc(size);
       b.writeUInt32LE(signature, 0);
+      b.writeUInt16LE(20, at); // version needed: 2.0 (deflate)
+      b.writeUInt16LE(0x0800, at + 2); // UTF-8 names
+      b.writeUInt16LE(stored ? 0 : 8, at + 4);
+      b.writeUInt16LE(DOS_TIME, at + 6);
+      b.writeUInt16LE(DOS_DATE, at + 8);
+      b.writeUInt32LE(crc, at + 10);
+      b.writeUInt32LE(data.length, at + 14);
+      b.writeUInt32LE(contents.length, at + 18);
+      b.writeUInt16LE(nameBytes.length, at + 22);
       return b;
     };
-    const local = header(0x04034b50, 30);
-    local.writeUInt16LE(20, 4); // version needed: 2.0 (deflate)
-    local.writeUInt16LE(0x0800, 6); // UTF-8 names
-    local.writeUInt16LE(stored ? 0 : 8, 8);
-    local.writeUInt16LE(DOS_TIME, 10);
-    local.writeUInt16LE(DOS_DATE, 12);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(data.length, 18);
-    local.writeUInt32LE(contents.length, 22);
-    local.writeUInt16LE(nameBytes.length, 26);
+    const local = header(0x04034b50, 30, 4);
     locals.push(local, nameBytes, data);
 
-    const entry = header(0x02014b50, 46);
+    const entry = header(0x02014b50, 46, 6);
     entry.writeUInt16LE((3 << 8) | 20, 4); // made by: Unix, 2.0
-    entry.writeUInt16LE(20, 6);
-    entry.writeUInt16LE(0x0800, 8);
-    entry.writeUInt16LE(stored ? 0 : 8, 10);
-    entry.writeUInt16LE(DOS_TIME, 12);
-    entry.writeUInt16LE(DOS_DATE, 14);
-    entry.writeUInt32LE(crc, 16);
-    entry.writeUInt32LE(data.length, 20);
-    entry.writeUInt32LE(contents.length, 24);
-    entry.writeUInt16LE(nameBytes.length, 28);
     entry.writeUInt32LE((0o100644 << 16) >>> 0, 38); // rw-r--r-- regular file
     entry.writeUInt32LE(offset, 42);
     central.push(entry, nameBytes);

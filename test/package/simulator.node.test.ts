@@ -22,6 +22,7 @@ import express from 'express';
 import { launch, type Browser } from '../../scripts/engines.mjs';
 import { runOperation } from '../e2e/operations.js';
 import { copyPackage, installOffline, pack, type Packed } from '../support/offline-install.js';
+import type { Ready } from '../../simulator/src/cli.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const readme = readFileSync(join(root, 'README.md'), 'utf8');
@@ -34,16 +35,6 @@ function scriptTagQuickStart(): string {
   return block[1]!;
 }
 
-interface Ready {
-  middlewareUrl: string;
-  tokenEndpoint: string;
-  signInUrl: string;
-  integratorId: string;
-  localServiceUrl: string;
-  issuerUrl: string;
-  tokenUrl: string;
-  enrolled: string[];
-}
 
 function startSimulator(bin: string, cwd: string): Promise<{ child: ChildProcess; ready: Ready; output: () => string }> {
   const child = spawn(bin, ['--idp-port', '0', '--middleware-port', '0', '--local-service-port', '0', '--broker-port=0', '--capture-delay-ms', '0-30'], {
