@@ -14,7 +14,8 @@ Usage:
   bioid-broker serve
       Runs the reference token broker (GET any path but ${HEALTH_PATH}), configured by environment:
         ${SERVE_ENV.sessionCheckUrl}  required: your backend's session check; each token request's
-                                 Cookie header is forwarded to it with GET; 2xx = signed in
+                                 Cookie header is forwarded to it with GET; signed in = 204,
+                                 or 200 with a JSON object; anything else (an HTML page too) is not
         ${BROKER_ENV.clientId}, ${BROKER_ENV.clientSecret}, ${BROKER_ENV.issuerUrl}, ${BROKER_ENV.realm}   required
         ${BROKER_ENV.allowedOrigins}   comma-separated exact origins of your frontend (CORS)
         ${BROKER_ENV.middlewareUrl}    answered as middleware_url (recommended)

@@ -53,7 +53,7 @@ export async function serve({ env, write = (line) => process.stdout.write(`${lin
 
   const check = read(SERVE_ENV.sessionCheckUrl);
   if (!check) {
-    throw new BioIDError('config', `${where}: environment variable ${SERVE_ENV.sessionCheckUrl} is not set: the URL of your backend's session check (GET with the user's Cookie; 2xx = signed in).`);
+    throw new BioIDError('config', `${where}: environment variable ${SERVE_ENV.sessionCheckUrl} is not set: the URL of your backend's session check (GET with the user's Cookie; it answers 204, or 200 with a JSON object, when signed in).`);
   }
   // A query is allowed (`/wp-admin/admin-ajax.php?action=session_check`).
   const sessionCheckUrl = requireEndpointUrl(check, SERVE_ENV.sessionCheckUrl);

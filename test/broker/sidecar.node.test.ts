@@ -87,7 +87,7 @@ describe('issue 14 item 2: bioid-broker serve (client_credentials) passes bioid-
     assert.notInclude(run.stdout, token);
   });
 
-  it('issue 14 item 2: forward-auth sends the request\'s Cookie header to the session check; 2xx is signed in', async () => {
+  it('issue 14 item 2: forward-auth sends the request\'s Cookie header to the session check; 204 is signed in', async () => {
     const before = sessions.calls.length;
     const response = await get(`${sidecar.url}/bioid/token`, { 'X-CSRF': '1', Cookie: 'theme=dark; sid=alice' });
     assert.strictEqual(response.status, 200);
