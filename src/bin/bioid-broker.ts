@@ -8,6 +8,14 @@ import { BROKER_ENV } from '../broker/env.js';
 import { checkBroker, formatResults } from '../broker/contract-check.js';
 import { DEFAULT_HOST, DEFAULT_PORT, HEALTH_PATH, SERVE_ENV, serve } from '../broker/serve.js';
 
+/**
+ * Where `check` also reads the session cookies: an argument shows in every user's process list, the
+ * environment and stdin do not (docs/broker-contract.md).
+ */
+const CHECK_ENV = { cookie: 'BIOID_CHECK_COOKIE', secondCookie: 'BIOID_CHECK_SECOND_COOKIE' } as const;
+/** More than any Cookie header a server accepts (node:http stops at 16 KB of headers). */
+const MAX_STDIN_BYTES = 64 * 1024;
+
 const USAGE = `bioid-broker: the token broker of bioid-sdk, for backends in any language.
 
 Usage:
@@ -26,14 +34,20 @@ Usage:
       ${HEALTH_PATH} answers 200 { "status": "ok" }. SIGTERM or SIGINT stops it after requests in flight.
       Logs one JSON line per event on stdout, each refused request included; never a cookie, token or secret.
 
-  bioid-broker check <url> [--cookie "<name>=<value>"] [--origin <origin>]
-                           [--second-cookie "<name>=<value>"] [--expect-502]
+  bioid-broker check <url> [--cookie -] [--origin <origin>] [--second-cookie -] [--expect-502]
       Probes the broker at <url> against each numbered rule of the broker contract
       (docs/broker-contract.md) and prints pass, FAIL or skip per rule; exits 1 if a rule fails.
-        --cookie         the Cookie header of a signed-in session (the success rules need it)
+        --cookie -       the Cookie header ("<name>=<value>") of a signed-in session, read from the
+                         first line of stdin (the success rules need it); or set ${CHECK_ENV.cookie}
         --origin         an origin the broker allows (the CORS rules need it)
-        --second-cookie  another user's session: RFC 8693 brokers must give each user their own token
+        --second-cookie -
+                         another user's session: RFC 8693 brokers must give each user their own token;
+                         read from the next line of stdin, or set ${CHECK_ENV.secondCookie}
         --expect-502     the broker's identity provider is made to fail: expect 502 { error }
+      Recommended: ${CHECK_ENV.cookie}="<name>=<value>" in the environment, or --cookie - with the
+      cookie on stdin (printf '%s\\n' "$COOKIE" | bioid-broker check <url> --cookie -).
+      --cookie "<name>=<value>" still works, but a value on the command line is visible to other users
+      of this machine (ps, /proc) and stays in your shell history: use it only on a machine of your own.
       Ends within 30 seconds.
 
   bioid-broker --help    this text
@@ -106,16 +120,65 @@ async function runCheck(args: string[]): Promise<number> {
     }
     if (!ok) return usageError(`--origin must be an origin only (scheme://host[:port]), as a browser sends it; got "${origin.slice(0, 100)}"`);
   }
+  let cookie: string | undefined;
+  let secondCookie: string | undefined;
+  try {
+    const fromStdin = [parsed.values.cookie, parsed.values['second-cookie']].filter((value) => value === '-').length;
+    const lines = fromStdin ? await readStdinLines(fromStdin) : [];
+    cookie = cookieFrom(parsed.values.cookie, CHECK_ENV.cookie, lines, '--cookie');
+    secondCookie = cookieFrom(parsed.values['second-cookie'], CHECK_ENV.secondCookie, lines, '--second-cookie');
+  } catch (error) {
+    return usageError((error as Error).message);
+  }
   const options = {
-    cookie: parsed.values.cookie,
+    cookie,
     origin,
-    secondCookie: parsed.values['second-cookie'],
+    secondCookie,
     expect502: parsed.values['expect-502'],
   };
   const results = await checkBroker(url, options);
   const { text, failed } = formatResults(url, results, options);
   process.stdout.write(`${text}\n`);
   return failed ? 1 : 0;
+}
+
+/**
+ * A cookie for `check`: `-` takes the next line of stdin, a value is used as given, no option falls back
+ * to the environment variable. Errors never echo a value.
+ */
+function cookieFrom(option: string | undefined, variable: string, stdinLines: string[], name: string): string | undefined {
+  let value: string | undefined;
+  if (option === '-') {
+    value = stdinLines.shift();
+    if (value === undefined || value.trim() === '') throw new Error(`${name} - reads the cookie from stdin, which gave no line for it`);
+  } else {
+    value = option ?? process.env[variable];
+  }
+  if (value === undefined || value.trim() === '') return undefined;
+  if (/[\r\n]/.test(value)) throw new Error(`${option === undefined ? variable : name} must be one line, a Cookie header such as "<name>=<value>"`);
+  return value.trim();
+}
+
+/** The first `count` lines of stdin (a pipe or a terminal), at most 64 KB; stops reading once it has them. */
+async function readStdinLines(count: number): Promise<string[]> {
+  const lines: string[] = [];
+  let buffer = '';
+  let size = 0;
+  for await (const chunk of process.stdin) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_STDIN_BYTES) throw new Error(`stdin gave more than ${MAX_STDIN_BYTES >> 10} KB; give the cookie as one line`);
+    buffer += (chunk as Buffer).toString('utf8');
+    let end;
+    while (lines.length < count && (end = buffer.indexOf('\n')) >= 0) {
+      lines.push(buffer.slice(0, end).replace(/\r$/, ''));
+      buffer = buffer.slice(end + 1);
+    }
+    if (lines.length >= count) break;
+  }
+  process.stdin.destroy();
+  // The last line may end without a newline.
+  if (lines.length < count && buffer !== '') lines.push(buffer.replace(/\r$/, ''));
+  return lines;
 }
 
 function usageError(message: string): number {

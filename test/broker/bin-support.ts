@@ -16,14 +16,18 @@ export interface RunResult {
   ms: number;
 }
 
-/** Runs the command to its end (bounded by `timeoutMs`, default 40 s: check must end by itself in 30). */
-export function runBin(args: string[], env: Record<string, string> = {}, timeoutMs = 40_000): Promise<RunResult> {
+/**
+ * Runs the command to its end (bounded by `timeoutMs`, default 40 s: check must end by itself in 30);
+ * `input`, when given, is written to its stdin.
+ */
+export function runBin(args: string[], env: Record<string, string> = {}, timeoutMs = 40_000, input?: string): Promise<RunResult> {
   const started = Date.now();
-  const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+  if (input !== undefined) child.stdin!.end(input);
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   return new Promise((resolve) => {
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.on('exit', (status) => {

@@ -47,6 +47,8 @@ describe('issue 14 item 2: bioid-broker, a bin of bioid-sdk', () => {
       assert.include(help.stdout, word);
     }
     assert.strictEqual((await runBin(['frobnicate'])).status, 2);
+    // The cookie's recommended ways in, and why not on the command line.
+    for (const words of ['BIOID_CHECK_COOKIE', 'BIOID_CHECK_SECOND_COOKIE', '--cookie -', 'visible to other users']) assert.include(help.stdout, words);
     const badUrl = await runBin(['check', 'not-a-url']);
     assert.strictEqual(badUrl.status, 2);
     assert.match(badUrl.stderr, /not an absolute http\(s\) URL/);
@@ -85,6 +87,27 @@ describe('issue 14 item 2: bioid-broker serve (client_credentials) passes bioid-
     assert.notMatch(run.stdout, /FAIL/);
     const token = (await json(await get(`${sidecar.url}/t`, { 'X-CSRF': '1', Cookie: 'sid=alice' }))).access_token as string;
     assert.notInclude(run.stdout, token);
+  });
+
+  it('check reads the session cookie from BIOID_CHECK_COOKIE, so it never shows in the process list', async () => {
+    const run = await runBin(['check', `${sidecar.url}/bioid/token`, '--origin', APP_ORIGIN], { BIOID_CHECK_COOKIE: 'sid=alice' });
+    assert.strictEqual(run.status, 0, run.stdout + run.stderr);
+    for (const rule of [8, 9]) assert.match(run.stdout, new RegExp(`pass  rule +${rule} `), `rule ${rule}`);
+    assert.include(run.stdout, 'signed in');
+    assert.notInclude(run.stdout + run.stderr, 'sid=alice');
+  });
+
+  it('check --cookie - reads the session cookie from the first line of stdin', async () => {
+    const run = await runBin(['check', `${sidecar.url}/bioid/token`, '--origin', APP_ORIGIN, '--cookie', '-'], {}, 40_000, 'sid=alice\n');
+    assert.strictEqual(run.status, 0, run.stdout + run.stderr);
+    for (const rule of [8, 9]) assert.match(run.stdout, new RegExp(`pass  rule +${rule} `), `rule ${rule}`);
+    assert.notInclude(run.stdout + run.stderr, 'sid=alice');
+  });
+
+  it('check --cookie - with nothing on stdin is wrong usage (exit 2), and says so without a value', async () => {
+    const run = await runBin(['check', `${sidecar.url}/bioid/token`, '--cookie', '-'], {}, 40_000, '');
+    assert.strictEqual(run.status, 2);
+    assert.match(run.stderr, /stdin/);
   });
 
   it('issue 14 item 2: forward-auth sends the request\'s Cookie header to the session check; 204 is signed in', async () => {
@@ -201,6 +224,11 @@ describe('issue 14 item 2: bioid-broker serve, RFC 8693 variant (BIOID_TOKEN_EXC
       const run = await runBin(['check', `${sidecar.url}/t`, '--cookie', 'sid=alice', '--second-cookie', 'sid=bob', '--origin', APP_ORIGIN]);
       assert.strictEqual(run.status, 0, run.stdout);
       assert.match(run.stdout, /pass  rule 12 /);
+      // The same two sessions, the ways no other user of the machine can read: stdin, then environment.
+      const piped = await runBin(['check', `${sidecar.url}/t`, '--cookie', '-', '--second-cookie', '-', '--origin', APP_ORIGIN], {}, 40_000, 'sid=alice\nsid=bob\n');
+      assert.match(piped.stdout, /pass  rule 12 /);
+      const fromEnv = await runBin(['check', `${sidecar.url}/t`, '--origin', APP_ORIGIN], { BIOID_CHECK_COOKIE: 'sid=alice', BIOID_CHECK_SECOND_COOKIE: 'sid=bob' });
+      assert.match(fromEnv.stdout, /pass  rule 12 /);
       for (const token of subjectTokens.values()) assert.notInclude(sidecar.output(), token);
     } finally {
       await sidecar.stop();
