@@ -5,8 +5,10 @@
  * Privacy and memory bounds:
  *  - entries are keyed by a SHA-256 hash of the subject token, never by the token itself;
  *  - the raw subject token is held only while its exchange is in flight, then dropped;
- *  - expired entries are swept, and at most `maxEntries` users are cached (oldest evicted first), so a
- *    stream of distinct users cannot grow the map without limit.
+ *  - expired entries are swept, and at most `maxEntries` users are held, exchanges in flight included
+ *    (the oldest settled entries are evicted first), so neither a stream of distinct users nor a burst of
+ *    them at once can grow the map beyond its bound. When every held entry is still in flight, a new user
+ *    is answered from an exchange of its own that is not stored.
  *
  * Revocation bounds (issue 12, item 6): the identity provider decides again at least every `maxReuseMs`
  *  - a cached token is served for at most `maxReuseMs` after its exchange (default 60 s), and the answer's
@@ -28,6 +30,8 @@ class Entry {
   busy = 0;
   /** The end user (`sub`) the identity provider issued this entry's token for, when its tokens name one. */
   user: string | undefined;
+  /** False for an entry never put in the map (it was full of exchanges in flight): it serves one request. */
+  stored = false;
 
   constructor(exchange: (subjectToken: string) => Promise<IssuedToken>) {
     this.cache = new TokenCache(() => {
@@ -65,7 +69,12 @@ export class UserTokens {
     if (!entry) {
       this.makeRoom();
       entry = this.newEntry(key);
-      this.entries.set(key, entry);
+      // An in-flight entry cannot be evicted (its requests wait on it), so a full map of them leaves no
+      // room: this request still gets its token, from an entry no one else shares, and nothing is stored.
+      if (this.entries.size < this.maxEntries) {
+        this.entries.set(key, entry);
+        entry.stored = true;
+      }
     }
     // Same hash, same token: safe to (re)arm the exchange with it.
     entry.subjectToken = subjectToken;
@@ -88,8 +97,10 @@ export class UserTokens {
     const entry = new Entry(async (subjectToken) => {
       const issued = await this.exchange(subjectToken);
       entry.user = userOf(issued.accessToken);
-      // An entry already retired (a newer subject token won meanwhile) retires nothing.
-      if (entry.user !== undefined && this.entries.get(key) === entry) this.retireOthers(key, entry.user);
+      // An entry already retired (a newer subject token won meanwhile) retires nothing. One never stored
+      // (the map was full of exchanges in flight) still retires the user's earlier entries: it may be the
+      // newest subject token, and dropping a newer one only costs an exchange.
+      if (entry.user !== undefined && (!entry.stored || this.entries.get(key) === entry)) this.retireOthers(key, entry.user);
       return { accessToken: issued.accessToken, expiresIn: Math.min(issued.expiresIn ?? Infinity, this.maxReuseMs / 1000) };
     });
     return entry;

@@ -237,6 +237,49 @@ describe('per-user token map (privacy and memory bounds)', () => {
     assert.ok(tokens.size <= 25, `size ${tokens.size}`);
   });
 
+  it('a burst of concurrent distinct users against a slow identity provider never holds more entries than the bound, and each user gets its own token', async () => {
+    const limit = 100;
+    let largest = 0;
+    let tokens: UserTokens;
+    // The fake identity provider answers after 30 ms, so every exchange of the burst is in flight at once.
+    const slowIdp = async (subject: string) => {
+      largest = Math.max(largest, tokens.size);
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      largest = Math.max(largest, tokens.size);
+      return { accessToken: `mw-for-${subject}`, expiresIn: 60 };
+    };
+    tokens = new UserTokens(slowIdp, limit);
+    const subjects = Array.from({ length: 10_000 }, (_, i) => `burst-user-${i}`);
+    const results = await Promise.all(subjects.map((subject) => tokens.get(subject)));
+    assert.isAtMost(largest, limit, 'entries held while exchanges were in flight');
+    assert.isAtMost(tokens.size, limit);
+    assert.deepStrictEqual(
+      results.map((r) => r.accessToken),
+      subjects.map((subject) => `mw-for-${subject}`),
+    );
+  });
+
+  it('once a burst settled, new users evict the oldest settled entries and are cached again', async () => {
+    const { exchange, calls } = exchangeCount();
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const tokens = new UserTokens(async (subject) => {
+      await gate;
+      return exchange(subject);
+    }, 3);
+    const burst = Promise.all(['a', 'b', 'c', 'd', 'e'].map((s) => tokens.get(`burst-${s}`)));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.strictEqual(tokens.size, 3, 'two of the five were answered without being stored');
+    release();
+    await burst;
+    assert.strictEqual(calls(), 5);
+    await tokens.get('later-user');
+    assert.strictEqual(tokens.size, 3);
+    const before = calls();
+    await tokens.get('later-user');
+    assert.strictEqual(calls(), before, 'the new user was cached');
+  });
+
   it('expired entries are swept when new users arrive', async () => {
     const clock = installFakeDate(); // Date stands still until clock.tick
     try {
