@@ -342,6 +342,35 @@ describe('per-user token map (privacy and memory bounds)', () => {
     assert.strictEqual(tokens.size, 4, 'opaque tokens name no user: nothing to link');
   });
 
+  it('an exchange answered without being cached (the cache full of exchanges in flight) still drops the user\'s earlier subject token', async () => {
+    const jwtFor = (sub: string) => `h.${btoa(JSON.stringify({ sub })).replace(/=+$/, '')}.s`;
+    const gates = new Map<string, () => void>();
+    let calls = 0;
+    const tokens = new UserTokens(async (subject) => {
+      calls += 1;
+      await new Promise<void>((resolve) => gates.set(subject, resolve));
+      return { accessToken: jwtFor(subject.split(':')[0]!), expiresIn: 3600 };
+    }, 2);
+    const tick = () => new Promise((resolve) => setTimeout(resolve, 10));
+    const older = tokens.get('alice:1');
+    const bob = tokens.get('bob:1');
+    await tick();
+    const newer = tokens.get('alice:2'); // both entries are in flight: alice:2 is answered, not cached
+    await tick();
+    assert.strictEqual(tokens.size, 2);
+    gates.get('alice:1')!();
+    await older;
+    gates.get('alice:2')!();
+    await newer;
+    assert.strictEqual(tokens.size, 1, 'alice:1 was dropped when alice:2 was exchanged');
+    const again = tokens.get('alice:1');
+    await tick();
+    assert.strictEqual(calls, 4, 'the IdP is asked about alice:1 again, not the cache');
+    gates.get('alice:1')!();
+    gates.get('bob:1')!();
+    await Promise.all([again, bob]);
+  });
+
   it('a failed exchange leaves no entry behind', async () => {
     const tokens = new UserTokens(async () => {
       throw new Error('refused');
