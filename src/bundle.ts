@@ -18,5 +18,6 @@ const sdk = {
   configureElements,
   clearBrokerTokens,
 };
-const host = globalThis as { BioIDSDK?: typeof sdk };
-host.BioIDSDK ??= Object.freeze(sdk);
+// An own property only: markup with `id="BioIDSDK"` makes window.BioIDSDK an element, which must not
+// stand in for the SDK (a page's sign-out would then clear no token). A second copy keeps the first.
+if (!Object.hasOwn(globalThis, 'BioIDSDK')) (globalThis as { BioIDSDK?: typeof sdk }).BioIDSDK = Object.freeze(sdk);

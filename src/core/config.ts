@@ -116,8 +116,20 @@ export function own(record: unknown, key: string): unknown {
   return record !== null && typeof record === 'object' && Object.hasOwn(record, key) ? (record as Record<string, unknown>)[key] : undefined;
 }
 
+/**
+ * An id sent as one path segment (a subject, a verification): not blank, at most 256 characters
+ * (docs/core.md), and not "." or "..", which would address another resource
+ * ({middlewareUrl}/biometrics/.. is the root).
+ */
+export const isSegmentId = (value: unknown): value is string =>
+  typeof value === 'string' && value.trim() !== '' && value.length <= 256 && value !== '.' && value !== '..';
+
+/** A JSON object: not null, not a list. */
+export const isJsonObject = (value: unknown): value is Record<string, unknown> =>
+  !!value && typeof value === 'object' && !Array.isArray(value);
+
 export function requireObject(value: unknown, what: string): Record<string, unknown> {
-  if (!value || typeof value !== 'object' || Array.isArray(value)) {
+  if (!isJsonObject(value)) {
     throw configError(`${what} must be an object.`);
   }
   return value as Record<string, unknown>;

@@ -1,10 +1,11 @@
 /**
  * Confirming a verification on the server (product.md 5). A `match: true` seen in a browser is never
  * proof: anyone can post any id. The integrator's server asks the middleware, with its own token, for the
- * verification record, and accepts it only when it exists, matched, names the subject the server expects
- * and is recent. Accepting each id once is the caller's store's job (docs/core.md shows an atomic way).
+ * verification record, and accepts it only when it is the record of exactly that id, matched, names the
+ * subject the server expects and is recent. Accepting each id once is the caller's store's job
+ * (docs/core.md shows an atomic way).
  */
-import { millisecondsOr, readOptions, requireString } from './config.js';
+import { isSegmentId, millisecondsOr, readOptions, requireString } from './config.js';
 import { BioIDError } from './errors.js';
 import { callMiddleware, type MiddlewareContext } from './middleware.js';
 
@@ -20,7 +21,7 @@ const CLOCK_SKEW_MS = 10_000;
  * A date and time that names its zone (ISO 8601 / RFC 3339: `…T…Z` or `…T…+02:00`); `Date.parse` reads the
  * rest. Without this, `Date.parse` would take a time without a zone as local time, and even `"1"` as a year.
  */
-const ISO_DATE_TIME = /T.*(Z|[+-]\d\d:\d\d)$/;
+const ISO_DATE_TIME = /^[^T]*T[^T]*(Z|[+-]\d\d:\d\d)$/;
 
 export interface ConfirmVerificationOptions {
   /** The subject your server expects (the signed-in user's, the form's record): never one the browser chose. */
@@ -52,9 +53,7 @@ export async function confirmVerification(
   // The options are the integrator's code: a mistake there is a config error. The id comes from a
   // browser's form, so a missing or odd one is refused like any forged id, and nothing is sent.
   const { subjectId, maxAgeMs } = readOptions(options, OPTIONS, 'confirmVerification options', 'confirmVerification: ');
-  // "." or ".." as a path segment would address another resource; real ids are short (decisions.md bounds ids at 256).
-  const usable = typeof verificationId === 'string' && verificationId.length <= 256 && !['', '.', '..'].includes(verificationId);
-  if (!usable) throw rejected('no usable id');
+  if (!isSegmentId(verificationId)) throw rejected('no usable id');
   let record: Record<string, unknown>;
   try {
     record = await callMiddleware(middleware, { method: 'GET', path: `verifications/${encodeURIComponent(verificationId)}` });
@@ -65,14 +64,18 @@ export async function confirmVerification(
   const createdAt = record.createdAt;
   const age = Date.now() - (typeof createdAt === 'string' && ISO_DATE_TIME.test(createdAt) ? Date.parse(createdAt) : NaN);
   const failed =
-    record.match !== true
-      ? 'no match'
-      : record.subjectId !== subjectId
-        ? 'another subject'
-        : // NaN (no usable createdAt) fails this too.
-          !(age >= -CLOCK_SKEW_MS && age <= maxAgeMs)
-          ? `createdAt is not an ISO 8601 time with a zone within the last ${maxAgeMs} ms`
-          : '';
+    // Exactly the id asked for: a middleware that matches ids loosely (case, blanks) would otherwise let
+    // one verification pass under several spellings, each new to the caller's "used" store.
+    record.verificationId !== verificationId
+      ? 'another verification'
+      : record.match !== true
+        ? 'no match'
+        : record.subjectId !== subjectId
+          ? 'another subject'
+          : // NaN (no usable createdAt) fails this too.
+            !(age >= -CLOCK_SKEW_MS && age <= maxAgeMs)
+            ? `createdAt is not an ISO 8601 time with a zone within the last ${maxAgeMs} ms`
+            : '';
   if (failed) throw rejected(failed);
   return record as ConfirmedVerification;
 }

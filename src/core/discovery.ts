@@ -2,6 +2,7 @@
  * The local hardware service (spec 4.3): discovery of the workstation and device to name on dispatch
  * (GET /status) and the test-capture diagnostic. Enroll, verify and search never come here (spec 9.1).
  */
+import { isJsonObject } from './config.js';
 import { BioIDError, sentence } from './errors.js';
 import { describeReply, joinPath, send, type FetchLike, type Reply } from './http.js';
 
@@ -67,7 +68,7 @@ export function pickTarget(status: LocalStatus, localServiceUrl: string): { work
 export async function testCapture(ctx: LocalServiceContext, deviceId: string, signal?: AbortSignal): Promise<TestCaptureResult> {
   const reply = await callLocalService(ctx, { path: 'test-capture', method: 'POST', body: { deviceId }, signal, maxBytes: MAX_CAPTURE_BYTES });
   const body = reply.json as Record<string, unknown> | undefined;
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw malformed(reply, 'expected a JSON object');
+  if (!isJsonObject(body)) throw malformed(reply, 'expected a JSON object');
   // The image is shown on the page: only an image data URL is taken.
   if (body.image !== undefined && (typeof body.image !== 'string' || !/^data:image\//.test(body.image))) {
     throw malformed(reply, 'image must be a data:image/… URL');
@@ -110,7 +111,7 @@ async function callLocalService(
  */
 function parseStatus(reply: Reply): LocalStatus {
   const body = reply.json as Record<string, unknown> | undefined;
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw malformed(reply, 'expected a JSON object');
+  if (!isJsonObject(body)) throw malformed(reply, 'expected a JSON object');
   const { workstationId, devices } = body;
   if (!isId(workstationId)) throw malformed(reply, `workstationId must be ${ID_RULE}`);
   if (!Array.isArray(devices)) throw malformed(reply, 'devices is not a list');

@@ -102,9 +102,10 @@ export function messageOf(value: unknown): string {
   }
 }
 
+// Each pattern runs in linear time: no nested or overlapping quantifiers that fail late.
 const TOKEN_LIKE = [
-  // JWTs (header.payload.signature, base64url).
-  /eyJ[\w-]{4,}\.[\w-]{4,}\.[\w-]*/g,
+  // JWTs (header.payload.signature, base64url), and any head of one a cut left behind.
+  /eyJ[\w-]{4,}[\w.-]*/g,
   // Anything after the word Bearer.
   /(bearer\s+)[^\s"',;]+/gi,
   // access_token / client_secret / subject_token values in JSON or form text.
@@ -133,7 +134,8 @@ export const sentence = (text: string): string => (/[.!?…]$/.test(text) ? text
  * shortened, on one line, and with anything that looks like a token or secret replaced.
  */
 export function scrubServerText(text: string, maxLength = 200): string {
-  let out = text.replace(/\s+/g, ' ').trim();
+  // Only the head can be shown; what reaches a pattern is bounded, whatever the server sent.
+  let out = text.slice(0, maxLength * 8).replace(/\s+/g, ' ').trim();
   out = out
     .replace(TOKEN_LIKE[0]!, '[redacted]')
     .replace(TOKEN_LIKE[1]!, '$1[redacted]')

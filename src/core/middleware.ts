@@ -4,6 +4,7 @@
  * `BioIDError` codes (spec 7: 503 "Target workstation is not currently live." has its own code).
  */
 import type { TokenSource } from './auth.js';
+import { isJsonObject } from './config.js';
 import { BioIDError, WORKSTATION_OFFLINE_TEXT, sentence } from './errors.js';
 import { describeReply, joinPath, send, type FetchLike, type Reply } from './http.js';
 
@@ -48,7 +49,7 @@ export async function callMiddleware(ctx: MiddlewareContext, call: MiddlewareCal
     reply = await attempt(token);
   }
   if (!reply.ok) throw middlewareError(reply, token);
-  if (!reply.json || typeof reply.json !== 'object' || Array.isArray(reply.json)) {
+  if (!isJsonObject(reply.json)) {
     throw new BioIDError(
       'bad-response',
       `The middleware at ${url} answered HTTP ${reply.status} with ${reply.html ? 'an HTML page (a login page or a proxy?)' : reply.text.trim() ? 'a body that is not a JSON object' : 'an empty body'}; check middlewareUrl.`,
@@ -66,13 +67,24 @@ export async function callMiddleware(ctx: MiddlewareContext, call: MiddlewareCal
 }
 
 /**
- * True when a string anywhere in `value` is the token or, for a token long enough to be a credential
- * (16 characters or more), contains it; a short test token such as "t" would match ordinary words.
+ * True when a string anywhere in `value`, object keys included and at any depth, is the token or, for a
+ * token long enough to be a credential (16 characters or more), contains it; a short test token such as
+ * "t" would match ordinary words. A loop, not recursion: nesting depth is the server's to choose.
  */
-function holds(value: unknown, token: string, depth = 0): boolean {
-  if (typeof value === 'string') return value === token || (token.length >= 16 && value.includes(token));
-  if (!value || typeof value !== 'object' || depth > 32) return false;
-  return Object.values(value).some((item) => holds(item, token, depth + 1));
+function holds(value: unknown, token: string): boolean {
+  const is = (text: string) => text === token || (token.length >= 16 && text.includes(token));
+  for (const stack = [value]; stack.length > 0; ) {
+    const item = stack.pop();
+    if (typeof item === 'string') {
+      if (is(item)) return true;
+    } else if (item && typeof item === 'object') {
+      for (const [key, child] of Object.entries(item)) {
+        if (is(key)) return true;
+        stack.push(child);
+      }
+    }
+  }
+  return false;
 }
 
 export function middlewareError(reply: Reply, token?: string): BioIDError {

@@ -9,6 +9,7 @@ import {
   DEFAULT_READER_SERVICE_URL,
   SHARED_OPTIONS,
   httpUrlOr,
+  isSegmentId,
   optionalString,
   own,
   passThrough,
@@ -248,9 +249,8 @@ function phaseListener(listener: OperationOptions['onPhase']): NonNullable<Opera
 
 function subjectOf(o: unknown, operation: string): string {
   const subjectId = own(o, 'subjectId');
-  // "." or ".." as a path segment would address another resource ({middlewareUrl}/biometrics/.. is the root).
-  if (typeof subjectId !== 'string' || subjectId.trim() === '' || subjectId === '.' || subjectId === '..') {
-    throw new BioIDError('config', `${operation}: subjectId is required: a non-empty string, and not "." or "..".`);
+  if (!isSegmentId(subjectId)) {
+    throw new BioIDError('config', `${operation}: subjectId is required: a non-empty string of at most 256 characters, and not "." or "..".`);
   }
   return subjectId;
 }

@@ -20,12 +20,10 @@ export interface BrokerTokenSourceOptions {
 
 const OPTIONS = { timeoutMs: millisecondsOr(DEFAULT_TIMEOUT_MS) };
 
-/** One broker's page-wide state: its token cache, and the middleware origin each of its tokens is bound to. */
-interface Broker {
-  cache: TokenCache;
-  bindings: Map<string, string>;
-}
-const brokers = new Map<string, Broker>();
+/** Each broker URL's page-wide token cache. */
+const caches = new Map<string, TokenCache>();
+/** The middleware origin each broker's tokens are bound to, by `brokerKey`: one binding whatever the spelling. */
+const bindings = new Map<string, string>();
 
 /**
  * The page-wide token source of the broker at `url` (absolute): pass it as a reader's `getToken`
@@ -34,24 +32,25 @@ const brokers = new Map<string, Broker>();
 export function brokerTokenSource(url: string, options: BrokerTokenSourceOptions = {}): TokenSource {
   const endpoint = requireEndpointUrl(url, 'brokerTokenSource: url');
   const { timeoutMs } = readOptions(options, OPTIONS, 'brokerTokenSource(url, options)');
-  let broker = brokers.get(endpoint);
-  if (!broker) {
-    const bindings = new Map<string, string>();
-    broker = { cache: new TokenCache(() => fetchBrokerToken(endpoint, timeoutMs, bindings)), bindings };
-    brokers.set(endpoint, broker);
+  let cache = caches.get(endpoint);
+  if (!cache) {
+    cache = new TokenCache(() => fetchBrokerToken(endpoint, timeoutMs));
+    caches.set(endpoint, cache);
   }
-  const { cache, bindings } = broker;
-  return { ...cachedTokenSource(cache), bind: (token, origin) => bind(bindings, token, origin, endpoint) };
+  return { ...cachedTokenSource(cache), bind: (_token, origin) => bind(origin, endpoint) };
 }
 
 /**
- * Product.md 5: a token whose broker named `middleware_url` goes to that origin only. A broker that names
- * none (the spec's minimal contract) binds each token to the first middleware origin it is sent to, for
- * its lifetime, so markup injected later cannot aim it at another origin.
+ * docs/security.md: a broker that names `middleware_url` has its tokens sent to that origin only. A broker
+ * that names none (the spec's minimal contract) is bound to the first middleware origin one of its tokens
+ * is sent to, until `clearBrokerTokens`, so markup injected later cannot aim its tokens at another origin.
+ * The binding belongs to the broker, not to its URL's spelling: `/token?x`, `/TOKEN/` or `HTTP://Host.:80`
+ * name the same broker and meet the same binding.
  */
-function bind(bindings: Map<string, string>, token: string, origin: string, endpoint: string): void {
-  const bound = bindings.get(token);
-  if (bound === undefined) bindings.set(token, origin);
+function bind(origin: string, endpoint: string): void {
+  const key = brokerKey(endpoint);
+  const bound = bindings.get(key);
+  if (bound === undefined) bindings.set(key, origin);
   else if (bound !== origin) {
     throw new BioIDError(
       'config',
@@ -63,17 +62,31 @@ function bind(bindings: Map<string, string>, token: string, origin: string, endp
 
 /** Forgets every broker token of the page (call it on sign-out). */
 export function clearBrokerTokens(): void {
-  for (const { cache, bindings } of brokers.values()) {
-    cache.clear();
-    bindings.clear();
+  for (const cache of caches.values()) cache.clear();
+  caches.clear();
+  bindings.clear();
+}
+
+/**
+ * One broker however its URL is spelled: the origin (scheme and host in lower case, default port dropped,
+ * the host's trailing dot removed) and the path compared without case, percent-escapes, repeated or
+ * trailing slashes; query and fragment do not name another broker.
+ */
+function brokerKey(endpoint: string): string {
+  const { protocol, host, pathname } = new URL(endpoint);
+  let path = pathname;
+  try {
+    path = decodeURIComponent(path);
+  } catch {
+    // A malformed escape stays as written; it still names one path.
   }
-  brokers.clear();
+  return protocol + host.replace(/\.(?=:|$)/, '') + path.toLowerCase().replace(/\/+/g, '/').replace(/\/$/, '');
 }
 
 const failure = (code: TokenErrorCode, message: string, reply?: Reply, retryable = code === 'broker-unavailable') =>
   new ReaderAuthError(message, { code, retryable, ...(reply?.status ? { status: reply.status } : {}) });
 
-async function fetchBrokerToken(url: string, timeoutMs: number, bindings: Map<string, string>): Promise<IssuedToken> {
+async function fetchBrokerToken(url: string, timeoutMs: number): Promise<IssuedToken> {
   const source = `The token broker at ${url}`;
   let reply: Reply;
   try {
@@ -97,10 +110,8 @@ async function fetchBrokerToken(url: string, timeoutMs: number, bindings: Map<st
   if (session) throw failure('session-expired', `${source} ${session}: the session has ended.`, reply);
   try {
     const issued = parseTokenResponse(reply, source);
-    // Only the newest token is held; older ones are no longer handed out.
-    bindings.clear();
     const named = middlewareOf(reply, source);
-    if (named) bindings.set(issued.accessToken, named);
+    if (named) bindings.set(brokerKey(url), named);
     return issued;
   } catch (error) {
     const status = reply.status;

@@ -2,6 +2,7 @@
  * The token response of spec 2.4, `{ access_token, expires_in }`, as answered by the identity provider
  * (4.2) and by a token broker (4.1). One parser for both, so both are validated the same way.
  */
+import { isJsonObject } from './config.js';
 import { ReaderAuthError, sentence } from './errors.js';
 import { describeReply, type Reply } from './http.js';
 import type { IssuedToken } from './token-cache.js';
@@ -18,7 +19,7 @@ export function parseTokenResponse(reply: Reply, source: string): Required<Issue
     });
   }
   const body = reply.json;
-  if (!body || typeof body !== 'object' || Array.isArray(body)) {
+  if (!isJsonObject(body)) {
     throw new ReaderAuthError(
       `${source} answered HTTP ${reply.status} with ${reply.html ? 'an HTML page' : 'a body that is not a JSON object'}; expected { access_token, expires_in }.`,
       { status: reply.status, retryable: false },

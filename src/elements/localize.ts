@@ -103,7 +103,8 @@ function followLang(el: { requestUpdate(): void }): () => void {
   followers.add(el);
   if (!observer && typeof MutationObserver === 'function') {
     observer = new MutationObserver(() => followers.forEach((follower) => follower.requestUpdate()));
-    observer.observe(document.documentElement, { attributes: true, attributeFilter: ['lang'], subtree: true });
+    // Through the platform's getter: markup such as `<img name="documentElement">` shadows the document's own.
+    observer.observe(Reflect.get(Document.prototype, 'documentElement', document) as Element, { attributes: true, attributeFilter: ['lang'], subtree: true });
   }
   return () => {
     followers.delete(el);

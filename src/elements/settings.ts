@@ -60,10 +60,15 @@ const PAGE_KEYS = [...Object.keys(SETTINGS), 'strings'];
 type Host = { BioIDElementsConfig?: BioIDElementsConfig };
 const listeners = new Set<() => void>();
 
-/** The page defaults as they are now (an empty object when the page set none). */
+/**
+ * The page defaults as they are now (an empty object when the page set none): an own property of
+ * `window` holding a plain object, never one inherited from a polluted Object.prototype nor markup that
+ * names an element `BioIDElementsConfig` (its form fields would read as settings).
+ */
 export function pageConfig(): BioIDElementsConfig {
-  const value = (globalThis as Host).BioIDElementsConfig;
-  return value && typeof value === 'object' ? value : {};
+  const value = own(globalThis, 'BioIDElementsConfig');
+  const proto = value && typeof value === 'object' ? Object.getPrototypeOf(value) : undefined;
+  return proto === Object.prototype || proto === null ? (value as BioIDElementsConfig) : {};
 }
 
 /**
@@ -118,11 +123,14 @@ export function effectiveSettings(el: Partial<Record<SettingName, unknown>>): Se
 export function resolveUrl(value: string | undefined): string | undefined {
   if (value === undefined || value.trim() === '') return undefined;
   try {
-    return new URL(value, document.baseURI).href;
+    return new URL(value, pageBase()).href;
   } catch {
     return value;
   }
 }
+
+/** The page's base URL, read through the platform's getter: markup such as `<img name="baseURI">` shadows `document.baseURI`. */
+const pageBase = (): string => Reflect.get(Node.prototype, 'baseURI', document) as string;
 
 let warnedDefaultLocalService = false;
 

@@ -129,6 +129,38 @@ describe('brokerTokenSource (spec 4.1; product.md 5)', () => {
     await rejectsWith(moved.search(), { code: 'config', message: /, not https:\/\/attacker\.example: nothing was sent/ });
   });
 
+  it('docs/security.md claim 15: no spelling of a bound broker yields a token for another origin', async () => {
+    let issued = 0;
+    route = (req, res) =>
+      /token/i.test(decodeURIComponent(req.url!))
+        ? answer(200, { access_token: `tok-${++issued}`, expires_in: 300 })(req, res)
+        : answer(200, { candidates: [] })(req, res);
+    const pinned = { workstationId: 'w', deviceId: 'd' };
+    await createFingerprintReader({ middlewareUrl: base, getToken: brokerTokenSource(`${base}/token`), ...pinned }).search();
+    const port = new URL(base).port;
+    const spellings = [
+      `${base}/token?x`,
+      `${base}/token/`,
+      `${base}//token`,
+      `${base}/TOKEN`,
+      `${base}/%74oken`,
+      `HTTP://127.0.0.1:${port}/token`,
+    ];
+    for (const spelling of spellings) {
+      const moved = createFingerprintReader({ middlewareUrl: 'https://attacker.example', getToken: brokerTokenSource(spelling), ...pinned });
+      await rejectsWith(moved.search(), { code: 'config', message: /, not https:\/\/attacker\.example: nothing was sent/ });
+    }
+  });
+
+  it('a trailing dot and a default port name the same broker as the plain host', () => {
+    // Bound without a network call: the binding is made on the first send, which the attacker's reader tries second.
+    const first = brokerTokenSource('https://broker.example/token');
+    first.bind!('t', 'https://mw.example');
+    for (const spelling of ['https://BROKER.example:443/token', 'https://broker.example./token', 'https://broker.example/token/?q']) {
+      assert.throws(() => brokerTokenSource(spelling).bind!('t', 'https://attacker.example'), /is for the middleware at https:\/\/mw\.example, not https:\/\/attacker\.example/);
+    }
+  });
+
   it('a URL that is not absolute http(s) is a config error naming the argument', () => {
     assert.throws(() => brokerTokenSource('/token'), /brokerTokenSource: url is not an absolute URL/);
   });

@@ -92,6 +92,20 @@ describe('confirmVerification (product.md 5: confirming a verification on the se
     }
   });
 
+  it('docs/security.md claim 19: a record of another spelling of the id is rejected (a middleware that matches ids loosely)', async () => {
+    // Such a middleware answers "VER-42", "ver-42 " and "ver-42" with one record: each spelling would
+    // otherwise be a new key of the caller's "used" store, and one verification accepted several times.
+    for (const asked of ['VER-42', 'ver-42 ', ' ver-42', 'ver-42\u200b']) {
+      const net = fakeNetwork().on('GET', `${MW}/verifications/${encodeURIComponent(asked)}`, () => json(record()));
+      const bio = new BioID({ middlewareUrl: MW, fetchImpl: net.fetch, auth: { type: 'tokenProvider', getToken: async () => TOKEN } });
+      await rejectsWith(bio.confirmVerification(asked, { subjectId: 'alice' }), rejectedFor(/another verification/), JSON.stringify(asked));
+    }
+    for (const verificationId of [undefined, 42, 'ver-43']) {
+      const { bio } = bioOver(() => json(record(1_000, { verificationId })));
+      await rejectsWith(bio.confirmVerification(ID, { subjectId: 'alice' }), rejectedFor(/another verification/), String(verificationId));
+    }
+  });
+
   it('product.md 5: younger than maxAgeMs, 120000 by default: 120 s old passes, a millisecond more is rejected', async () => {
     const answer = record(120_000); // one record: its createdAt stays while the clock moves
     const { bio } = bioOver(() => json(answer));

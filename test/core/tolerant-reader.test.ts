@@ -51,6 +51,18 @@ describe('tolerant reader (product.md 5)', () => {
     await rejectsWith(reader.verify({ subjectId: 'alice' }), { code: 'bad-response' }, 'the token as a whole value');
   });
 
+  it('an answer that echoes the bearer token as an object key, or nested deeper than any fixed limit, is refused', async () => {
+    const token = 'opaque-token-0123456789abcdef';
+    let deep: unknown = { note: `Bearer ${token}` };
+    for (let i = 0; i < 1000; i++) deep = { next: deep };
+    const net = standardNetwork()
+      .on('POST', `${MW}/orchestrator/verify`, () => json({ match: true, subjectId: 'alice', verificationId: 'v', meta: { [token]: 1 } }))
+      .on('POST', `${MW}/orchestrator/search`, () => json({ candidates: [], trace: deep }));
+    const reader = createFingerprintReader({ ...PIN, middlewareUrl: MW, fetchImpl: net.fetch, getToken: async () => token });
+    await rejectsWith(reader.verify({ subjectId: 'alice' }), { code: 'bad-response', message: /echoed the bearer token/ }, 'as a key');
+    await rejectsWith(reader.search(), { code: 'bad-response', message: /echoed the bearer token/ }, '1000 levels deep');
+  });
+
   it('issue 12, item 5: an opaque token echoed in an error message is removed from it, whatever its alphabet', async () => {
     const token = 'opaque|Tok3n=value%3D';
     const net = standardNetwork().on('POST', `${MW}/orchestrator/verify`, (call) => json({ error: 'forbidden', message: `token ${call.headers.get('authorization')!.slice('Bearer '.length)} lacks scope` }, 403));

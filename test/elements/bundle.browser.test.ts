@@ -33,10 +33,15 @@ describe('dist/bioid-elements.js as a classic script', () => {
   before(() => window.addEventListener('error', onError));
   after(() => window.removeEventListener('error', onError));
 
-  it('defines the tags and exposes window.BioIDSDK', async () => {
+  it('defines the tags and exposes window.BioIDSDK, even where markup named BioIDSDK shadows the name', async () => {
     expect(customElements.get('bio-verify')).to.equal(undefined);
+    // Script-less injected markup: window.BioIDSDK reads as this element until the SDK defines its own.
+    const clobber = Object.assign(document.createElement('a'), { id: 'BioIDSDK' });
+    document.body.append(clobber);
     await loadClassicScript('/dist/bioid-elements.js');
+    clobber.remove();
     const sdk = (window as BundleGlobal).BioIDSDK!;
+    expect(sdk).not.to.be.instanceOf(Element);
     expect(sdk.version).to.equal(version);
     for (const name of ['BioID', 'createFingerprintReader', 'BioIDError', 'ReaderAuthError']) {
       expect(sdk, name).to.have.property(name).that.is.a('function');

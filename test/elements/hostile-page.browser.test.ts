@@ -7,9 +7,10 @@ import '../../src/elements/index.js';
 import type { BioEnroll, BioSearch } from '../../src/elements/index.js';
 import type { BioErrorDetail } from '../../src/elements/events.js';
 import { json } from '../support/fake-network.js';
-import { ATTRS, LOCAL, MIDDLEWARE, TOKEN_PATH, installNetwork, restoreNetwork } from './network.js';
+import { ATTRS, LOCAL, MIDDLEWARE, TOKEN_PATH, installNetwork, restoreNetwork, shadowText } from './network.js';
 
 const proto = Object.prototype as Record<string, unknown>;
+const ATTACKER_MW = 'https://attacker.example';
 
 describe('hostile page: polluted Object.prototype (issue 12, item 4)', () => {
   afterEach(() => {
@@ -68,5 +69,56 @@ describe('hostile page: a token goes only to its middleware (issue 12, item 1)',
     expect(detail.code).to.equal('config');
     expect(attackerCalls(net)).to.have.length(0);
     expect(net.callsTo(TOKEN_PATH)).to.have.length(1, 'no new broker call either');
+  });
+});
+
+describe('hostile page: polluted or clobbered names the SDK reads from window and document (docs/security.md claim 11)', () => {
+  const clobbers: Element[] = [];
+  afterEach(() => {
+    delete proto.BioIDElementsConfig;
+    for (const node of clobbers.splice(0)) node.remove();
+    restoreNetwork();
+  });
+  /** Script-less markup, as injected HTML would add it: named elements shadow window's and document's names. */
+  function inject(html: string): void {
+    const holder = document.createElement('div');
+    holder.innerHTML = html;
+    for (const node of [...holder.children]) {
+      document.body.append(node);
+      clobbers.push(node);
+    }
+  }
+
+  it('a polluted Object.prototype.BioIDElementsConfig is not the page defaults (every key the elements read)', async () => {
+    const net = installNetwork();
+    const hostile: Record<string, unknown> = {
+      strings: { en: { enroll: 'Pwned' } },
+      theme: 'dark',
+    };
+    for (const key of ['workstationId', 'deviceId', 'agentId', 'target', 'subjectId', 'integratorId', 'timeoutMs']) hostile[key] = `attacker-${key}`;
+    hostile.middlewareUrl = ATTACKER_MW;
+    hostile.tokenEndpoint = `${ATTACKER_MW}/token`;
+    hostile.localServiceUrl = `${ATTACKER_MW}/local`;
+    proto.BioIDElementsConfig = hostile;
+    const el = await fixture<BioEnroll>(`<bio-enroll ${ATTRS} subject-id="alice"></bio-enroll>`);
+    expect(shadowText(el)).not.to.contain('Pwned');
+    await el.start();
+    await el.updateComplete;
+    const dispatch = net.callsTo(`${MIDDLEWARE}/orchestrator/enroll`)[0];
+    expect(dispatch!.body).to.deep.equal({ workstationId: 'ws-7', deviceId: 'dev-1', subjectId: 'alice' });
+    expect(net.calls.some((c) => c.url.startsWith(ATTACKER_MW))).to.equal(false);
+  });
+
+  it('markup named BioIDElementsConfig, baseURI or documentElement disables no element', async () => {
+    const net = installNetwork();
+    inject(
+      '<form id="BioIDElementsConfig"><input name="middlewareUrl" value="x"><input name="workstationId"></form>' +
+        '<img name="baseURI"><img name="documentElement"><form name="addEventListener"></form><img name="visibilityState">',
+    );
+    const el = await fixture<BioEnroll>(`<bio-enroll ${ATTRS} subject-id="alice"></bio-enroll>`);
+    await el.start();
+    await el.updateComplete;
+    expect(net.callsTo(`${MIDDLEWARE}/orchestrator/enroll`)).to.have.length(1);
+    expect(shadowText(el)).to.contain('Fingerprint enrolled.');
   });
 });
