@@ -166,7 +166,6 @@ describe('issue 16: the WordPress plugin in Debian\'s WordPress (Chromium)', fun
 
   it('a Subscriber is refused a token until the owner grants bioid_use_biometrics; a user removed from the site is refused even then', async () => {
     // Nobody has the plugin's capabilities after installing it, not even an administrator.
-    assert.strictEqual(await site.php('echo wp_json_encode(bioid_role_grants());'), '{"bioid_use_biometrics":[],"bioid_enroll":[]}');
     for (const login of ['visitor', 'author', 'admin'] as const) {
       const { context } = await as(login, '/');
       const refused = await broker(context, { headers: { 'X-CSRF': '1' } });
@@ -176,6 +175,7 @@ describe('issue 16: the WordPress plugin in Debian\'s WordPress (Chromium)', fun
       assert.notInclude(text, 'access_token');
     }
     assert.strictEqual(await site.php("echo current_user_can('bioid_use_biometrics') ? 'yes' : 'no';", 'admin'), 'no');
+    assert.strictEqual(await site.php('echo wp_json_encode(bioid_role_grants());'), '{"bioid_use_biometrics":[],"bioid_enroll":[]}');
     // The enroll element is not rendered for a user without bioid_enroll.
     assert.notInclude(await site.php(`echo do_shortcode('[bioid op="enroll" subject-id="${SUBJECT}"]');`, 'visitor'), '<bio-enroll');
 
@@ -412,22 +412,25 @@ describe('issue 16: the WordPress plugin in Debian\'s WordPress (Chromium)', fun
   });
 
   it('the identity provider and middleware URLs must be https outside loopback: a plain-http one is refused, naming the field', async () => {
-    const { page } = await as('admin', '/wp-admin/options-general.php?page=bioid');
-    await page.fill('#bioid-issuer-url', 'http://idp.example.com');
-    await page.fill('#bioid-middleware-url', 'http://biometrics.example.com');
-    await page.clickAndWaitForLoad('#submit');
-    const errors = await page.text('.wrap');
-    assert.include(errors, 'Identity provider URL must use https');
-    assert.include(errors, 'Middleware URL must use https');
-    assert.strictEqual(await site.php("echo bioid_settings()['issuer_url'];"), sim.idp.baseUrl, 'the previous value was kept');
-    assert.strictEqual(await site.php("echo bioid_settings()['middleware_url'];"), sim.middleware.url);
-    // A value that reached the database some other way gives no token (and the page says why).
-    await site.php("$s = get_option('bioid_settings'); $s['issuer_url'] = 'http://idp.example.com'; remove_all_filters('sanitize_option_bioid_settings'); update_option('bioid_settings', $s);");
     try {
-      const refused = await site.php("$t = bioid_client_token(); echo is_wp_error($t) ? $t->get_error_message() : 'token';");
+      const { page } = await as('admin', '/wp-admin/options-general.php?page=bioid');
+      await page.fill('#bioid-issuer-url', 'http://idp.example.com');
+      await page.fill('#bioid-middleware-url', 'http://biometrics.example.com');
+      await page.clickAndWaitForLoad('#submit');
+      const errors = await page.text('.wrap');
+      assert.include(errors, 'Identity provider URL must use https');
+      assert.include(errors, 'Middleware URL must use https');
+      assert.strictEqual(await site.php("echo get_option('bioid_settings')['issuer_url'];"), sim.idp.baseUrl, 'the previous value was kept');
+      assert.strictEqual(await site.php("echo get_option('bioid_settings')['middleware_url'];"), sim.middleware.url);
+      // A value that reached the database some other way gives no token (and the page says why).
+      await site.php("$s = get_option('bioid_settings'); $s['issuer_url'] = 'http://idp.example.com'; remove_all_filters('sanitize_option_bioid_settings'); update_option('bioid_settings', $s);");
+      const refused = await site.php("$t = bioid_client_token(true); echo is_wp_error($t) ? $t->get_error_message() : 'token';");
       assert.match(refused, /^Identity provider URL must use https/);
+      assert.match(await (await as('admin', '/wp-admin/options-general.php?page=bioid')).page.text('.bioid-config-problem'), /Identity provider URL must use https/);
     } finally {
-      await site.php(`$s = get_option('bioid_settings'); $s['issuer_url'] = ${JSON.stringify(sim.idp.baseUrl)}; update_option('bioid_settings', $s);`);
+      await site.php(
+        `$s = get_option('bioid_settings'); $s['issuer_url'] = ${JSON.stringify(sim.idp.baseUrl)}; $s['middleware_url'] = ${JSON.stringify(sim.middleware.url)}; remove_all_filters('sanitize_option_bioid_settings'); update_option('bioid_settings', $s);`,
+      );
     }
   });
 
