@@ -445,6 +445,7 @@ describe('issue 16: the WordPress plugin in Debian\'s WordPress (Chromium)', fun
     const attackerUrl = `http://127.0.0.1:${(attacker.address() as AddressInfo).port}`;
     const config = join(site.dir, 'site/wp-config.php');
     const original = readFileSync(config, 'utf8');
+    const savedSettings = await site.php("echo wp_json_encode(get_option('bioid_settings'));");
     const constants = {
       BIOID_CLIENT_SECRET: CLIENT.clientSecret,
       BIOID_CLIENT_ID: CLIENT.clientId,
@@ -458,8 +459,6 @@ describe('issue 16: the WordPress plugin in Debian\'s WordPress (Chromium)', fun
     await new Promise((r) => setTimeout(r, 3000)); // php -S's opcache looks at a file's time every 2 s
     try {
       const { page } = await as('admin', '/wp-admin/options-general.php?page=bioid');
-      assert.match(await page.text('.wrap'), /Set in wp-config\.php \(BIOID_ISSUER_URL\), with the client secret/);
-      assert.isTrue(await page.evaluate(() => (document.getElementById('bioid-issuer-url') as HTMLInputElement).readOnly));
       // The administrator forges the form: the field given its name back, the attacker's server as its value.
       await page.evaluate(
         ({ url }) => {
@@ -473,18 +472,25 @@ describe('issue 16: the WordPress plugin in Debian\'s WordPress (Chromium)', fun
         { url: attackerUrl },
       );
       await page.clickAndWaitForLoad('#submit');
+      const token = await site.php("delete_transient('bioid_client_token'); $t = bioid_client_token(); echo is_wp_error($t) ? 'error: ' . $t->get_error_code() : 'token';");
+      const { context } = await as('visitor', '/');
+      const brokered = await broker(context, { headers: { 'X-CSRF': '1' } });
+      assert.strictEqual(hits, 0, 'no request reached the administrator\'s server');
+      assert.strictEqual(token, 'token', 'the exchange goes to the identity provider wp-config.php names');
+      assert.strictEqual(brokered.status, 200);
       assert.strictEqual(await site.php("echo bioid_settings()['issuer_url'];"), sim.idp.baseUrl);
       assert.strictEqual(await site.php("echo bioid_settings()['middleware_url'];"), sim.middleware.url);
       assert.notInclude(await site.php("echo wp_json_encode(get_option('bioid_settings'));"), attackerUrl, 'nothing of the forged form is stored');
-      const token = await site.php("delete_transient('bioid_client_token'); $t = bioid_client_token(); echo is_wp_error($t) ? 'error: ' . $t->get_error_message() : 'token';");
-      assert.strictEqual(token, 'token', 'the exchange goes to the identity provider wp-config.php names');
-      const { context } = await as('visitor', '/');
-      assert.strictEqual((await broker(context, { headers: { 'X-CSRF': '1' } })).status, 200);
-      assert.strictEqual(hits, 0, 'no request reached the administrator\'s server');
+      // The page shows where they come from, read-only.
+      await page.reload();
+      assert.match(await page.text('.wrap'), /Set in wp-config\.php \(BIOID_ISSUER_URL\), with the client secret/);
+      assert.isTrue(await page.evaluate(() => (document.getElementById('bioid-issuer-url') as HTMLInputElement).readOnly));
+      assert.notInclude(await raw(page).content(), CLIENT.clientSecret);
     } finally {
       writeFileSync(config, original);
       await new Promise((r) => setTimeout(r, 3000));
-      await site.php("delete_transient('bioid_client_token');");
+      // The settings as before the test, whatever the forged form did.
+      await site.php(`remove_all_filters('sanitize_option_bioid_settings'); update_option('bioid_settings', json_decode(${JSON.stringify(savedSettings)}, true)); delete_transient('bioid_client_token');`);
       await new Promise<void>((done) => attacker.close(() => done()));
     }
   });
