@@ -176,8 +176,10 @@ describe('issue 16: the WordPress plugin in Debian\'s WordPress (Chromium)', fun
     }
     assert.strictEqual(await site.php("echo current_user_can('bioid_use_biometrics') ? 'yes' : 'no';", 'admin'), 'no');
     assert.strictEqual(await site.php('echo wp_json_encode(bioid_role_grants());'), '{"bioid_use_biometrics":[],"bioid_enroll":[]}');
-    // The enroll element is not rendered for a user without bioid_enroll.
+    // The enroll element is not rendered for a user without bioid_enroll, nor a pasted one kept.
     assert.notInclude(await site.php(`echo do_shortcode('[bioid op="enroll" subject-id="${SUBJECT}"]');`, 'visitor'), '<bio-enroll');
+    const pastedEnroll = `echo apply_filters('the_content', '<bio-enroll subject-id="${SUBJECT}"></bio-enroll>');`;
+    assert.notInclude(await site.php(pastedEnroll, 'visitor'), '<bio-enroll');
 
     // The owner grants the Subscriber role both, on the settings page, which says what the token allows.
     const { page } = await as('admin', '/wp-admin/options-general.php?page=bioid');
@@ -190,6 +192,7 @@ describe('issue 16: the WordPress plugin in Debian\'s WordPress (Chromium)', fun
     assert.strictEqual(await site.php("echo wp_json_encode(get_option('bioid_role_caps'));"), '{"bioid_use_biometrics":["subscriber"],"bioid_enroll":["subscriber"]}');
     assert.strictEqual(await site.php("echo current_user_can('bioid_use_biometrics') ? 'yes' : 'no';", 'visitor'), 'yes');
     assert.include(await site.php(`echo do_shortcode('[bioid op="enroll" subject-id="${SUBJECT}"]');`, 'visitor'), '<bio-enroll');
+    assert.include(await site.php(pastedEnroll, 'visitor'), '<bio-enroll');
     const { context } = await as('visitor', '/');
     const granted = await broker(context, { headers: { 'X-CSRF': '1' } });
     assert.strictEqual(granted.status, 200);
@@ -431,6 +434,23 @@ describe('issue 16: the WordPress plugin in Debian\'s WordPress (Chromium)', fun
       await site.php(
         `$s = get_option('bioid_settings'); $s['issuer_url'] = ${JSON.stringify(sim.idp.baseUrl)}; $s['middleware_url'] = ${JSON.stringify(sim.middleware.url)}; remove_all_filters('sanitize_option_bioid_settings'); update_option('bioid_settings', $s);`,
       );
+    }
+  });
+
+  it('an identity provider\'s answer is read up to 1 MiB: a larger one gives no token', async () => {
+    const huge = createServer((request, response) => {
+      request.resume();
+      response.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ access_token: 'a'.repeat(2 * 1024 * 1024), expires_in: 300 }));
+    });
+    await new Promise<void>((done) => huge.listen(0, '127.0.0.1', done));
+    const savedSettings = await site.php("echo wp_json_encode(get_option('bioid_settings'));");
+    try {
+      await site.php(`$s = get_option('bioid_settings'); $s['issuer_url'] = ${JSON.stringify(`http://127.0.0.1:${(huge.address() as AddressInfo).port}`)}; $s['realm'] = 'big'; update_option('bioid_settings', $s);`);
+      const answer = await site.php("$t = bioid_client_token(true); echo is_wp_error($t) ? $t->get_error_message() : 'token';");
+      assert.match(answer, /answered without a usable access_token/);
+    } finally {
+      await site.php(`remove_all_filters('sanitize_option_bioid_settings'); update_option('bioid_settings', json_decode(${JSON.stringify(savedSettings)}, true)); delete_transient('bioid_client_token');`);
+      await new Promise<void>((done) => huge.close(() => done()));
     }
   });
 
