@@ -20,8 +20,8 @@
 
 defined( 'ABSPATH' ) || exit;
 
-const BIOID_CAP_USE     = 'bioid_use_biometrics';
-const BIOID_CAP_ENROLL  = 'bioid_enroll';
+const BIOID_CAP_USE          = 'bioid_use_biometrics';
+const BIOID_CAP_ENROLL       = 'bioid_enroll';
 const BIOID_ROLE_CAPS_OPTION = 'bioid_role_caps';
 
 /**

@@ -93,7 +93,9 @@ function bioid_config_constants() {
  * @return array<string, string>
  */
 function bioid_locked_settings() {
-	return 'constant' === bioid_client_secret_source() ? bioid_config_constants() : array();
+	// The constant alone decides (no read of the secret option, which is not autoloaded).
+	$constant = defined( 'BIOID_CLIENT_SECRET' ) && is_string( BIOID_CLIENT_SECRET ) && '' !== BIOID_CLIENT_SECRET;
+	return $constant ? bioid_config_constants() : array();
 }
 
 /**
