@@ -11,7 +11,9 @@
  */
 import { assert } from 'chai';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { launch, type Browser, type Context, type Page } from '../../scripts/engines.mjs';
@@ -72,15 +74,16 @@ describe('issue 16: the WordPress plugin in Debian\'s WordPress (Chromium)', fun
   });
 
   /** A new browser context signed in as `login` (or signed out), its page on `path`. */
-  async function as(login: keyof typeof USERS | undefined, path: string): Promise<{ context: Context; page: Page }> {
+  async function as(login: keyof typeof USERS | undefined, path: string, other?: { login: string; password: string }): Promise<{ context: Context; page: Page }> {
     const context = await browser.newContext();
     contexts.push(context);
     const page = await context.newPage();
     await raw(page).setViewport({ width: 1280, height: 900 });
-    if (login) {
+    const account = other ?? (login ? { login, password: USERS[login] } : undefined);
+    if (account) {
       await page.goto(`${site.url}/wp-login.php`);
-      await page.fill('#user_login', login);
-      await page.fill('#user_pass', USERS[login]);
+      await page.fill('#user_login', account.login);
+      await page.fill('#user_pass', account.password);
       await page.clickAndWaitForLoad('#wp-submit');
     }
     await page.goto(`${site.url}${path}`);
@@ -110,10 +113,30 @@ describe('issue 16: the WordPress plugin in Debian\'s WordPress (Chromium)', fun
     const render = (shortcode: string, user?: string) => site.php(`echo do_shortcode(${JSON.stringify(shortcode)});`, user);
     assert.strictEqual(
       await render('[bioid op="verify" subject-id="a&quot;b" name="v" required lang="de" middleware-url="https://evil.example"]', 'visitor'),
-      '<div class="bioid-shortcode"><bio-verify subject-id="a&quot;b" name="v" required lang="de"></bio-verify></div><!-- bioid: [bioid]: ignored middleware-url (&lt;bio-verify&gt; takes subject-id, name, required, lang, workstation-id, device-id, timeout-ms, agent-id, theme; the middleware, broker and local service are set in Settings &gt; BioID). -->',
+      '<div class="bioid-shortcode"><bio-verify subject-id="a&quot;b" name="v" required lang="de"></bio-verify></div><!-- bioid: [bioid]: ignored middleware-url (&lt;bio-verify&gt; takes subject-id, name, required, lang, timeout-ms, agent-id, theme; the middleware, broker and local service are set in Settings &gt; BioID). -->',
     );
     assert.match(await render('[bioid op="nope"]', 'visitor'), /^<!-- bioid: \[bioid\]: op=&quot;nope&quot; is not one of (?:[a-z-]+, )*enroll, enrolled, (?:[a-z-]+, )*verify\. -->$/);
     assert.match(await render('[bioid op="nope"]', 'author'), /^<span class="bioid-note" role="note">\[bioid\]: op=&quot;nope&quot; is not one of [a-z, -]+\.<\/span>$/);
+  });
+
+  it('a post cannot pin the workstation: workstation-id and device-id from a shortcode or block are dropped; the site\'s pin comes from Settings > BioID', async () => {
+    const shortcode = await site.php(`echo do_shortcode(${JSON.stringify(`[bioid op="verify" subject-id="${SUBJECT}" workstation-id="ws-author" device-id="dev-author"]`)});`, 'author');
+    assert.include(shortcode, `<bio-verify subject-id="${SUBJECT}"></bio-verify>`);
+    assert.notInclude(shortcode, 'workstation-id="');
+    assert.notInclude(shortcode, 'device-id="');
+    assert.include(shortcode, 'ignored workstation-id, device-id');
+    const block = await site.php(`echo do_blocks(${JSON.stringify(`<!-- wp:bioid/verify {"subjectId":"${SUBJECT}","workstationId":"ws-author","deviceId":"dev-author"} /-->`)});`, 'author');
+    assert.include(block, `<bio-verify subject-id="${SUBJECT}"></bio-verify>`);
+    assert.notInclude(block, 'ws-author');
+    // The site owner's pin reaches every element through the page configuration.
+    await site.php("update_option('bioid_settings', array('workstation_id' => 'ws-site', 'device_id' => 'dev-site'));");
+    try {
+      const config = JSON.parse(await site.php('echo wp_json_encode(bioid_page_config());')) as Record<string, string>;
+      assert.strictEqual(config.workstationId, 'ws-site');
+      assert.strictEqual(config.deviceId, 'dev-site');
+    } finally {
+      await site.php("delete_option('bioid_settings');");
+    }
   });
 
   it('issue 16: an administrator saves Settings > BioID; the secret is stored server-side, shown as "Set." and never printed back', async () => {
@@ -141,7 +164,56 @@ describe('issue 16: the WordPress plugin in Debian\'s WordPress (Chromium)', fun
     assert.strictEqual(await site.php("echo get_option('bioid_client_secret');"), CLIENT.clientSecret);
   });
 
-  it('issue 16: the token broker (admin-ajax.php?action=bioid_token) follows the broker contract, gated by the WordPress login', async () => {
+  it('a Subscriber is refused a token until the owner grants bioid_use_biometrics; a user removed from the site is refused even then', async () => {
+    // Nobody has the plugin's capabilities after installing it, not even an administrator.
+    for (const login of ['visitor', 'author', 'admin'] as const) {
+      const { context } = await as(login, '/');
+      const refused = await broker(context, { headers: { 'X-CSRF': '1' } });
+      assert.strictEqual(refused.status, 403, login);
+      const text = await refused.text();
+      assert.deepStrictEqual(JSON.parse(text), { error: 'Your account may not use fingerprints on this site. Ask the site owner.', reason: 'forbidden' });
+      assert.notInclude(text, 'access_token');
+    }
+    assert.strictEqual(await site.php("echo current_user_can('bioid_use_biometrics') ? 'yes' : 'no';", 'admin'), 'no');
+    assert.strictEqual(await site.php('echo wp_json_encode(bioid_role_grants());'), '{"bioid_use_biometrics":[],"bioid_enroll":[]}');
+    // The enroll element is not rendered for a user without bioid_enroll, nor a pasted one kept.
+    assert.notInclude(await site.php(`echo do_shortcode('[bioid op="enroll" subject-id="${SUBJECT}"]');`, 'visitor'), '<bio-enroll');
+    const pastedEnroll = `echo apply_filters('the_content', '<bio-enroll subject-id="${SUBJECT}"></bio-enroll>');`;
+    assert.notInclude(await site.php(pastedEnroll, 'visitor'), '<bio-enroll');
+
+    // The owner grants the Subscriber role both, on the settings page, which says what the token allows.
+    const { page } = await as('admin', '/wp-admin/options-general.php?page=bioid');
+    const warning = await page.text('.bioid-token-warning');
+    assert.match(warning, /list any subject's enrollments, enroll a finger under any subject and verify as any subject/);
+    assert.match(warning, /RFC 8693/);
+    await page.setChecked('#bioid-cap-bioid_use_biometrics-subscriber', true);
+    await page.setChecked('#bioid-cap-bioid_enroll-subscriber', true);
+    await page.clickAndWaitForLoad('#submit');
+    assert.strictEqual(await site.php("echo wp_json_encode(get_option('bioid_role_caps'));"), '{"bioid_use_biometrics":["subscriber"],"bioid_enroll":["subscriber"]}');
+    assert.strictEqual(await site.php("echo current_user_can('bioid_use_biometrics') ? 'yes' : 'no';", 'visitor'), 'yes');
+    assert.include(await site.php(`echo do_shortcode('[bioid op="enroll" subject-id="${SUBJECT}"]');`, 'visitor'), '<bio-enroll');
+    assert.include(await site.php(pastedEnroll, 'visitor'), '<bio-enroll');
+    const { context } = await as('visitor', '/');
+    const granted = await broker(context, { headers: { 'X-CSRF': '1' } });
+    assert.strictEqual(granted.status, 200);
+    assert.isString(((await granted.json()) as { access_token?: unknown }).access_token);
+    const author = await broker((await as('author', '/')).context, { headers: { 'X-CSRF': '1' } });
+    assert.strictEqual(author.status, 403, 'only the granted role');
+
+    // Membership: a Subscriber removed from the site (its role meta deleted, as remove_user_from_blog does
+    // on multisite) still signs in on a single site, but is no member and gets no token. (This harness runs
+    // a single site; multisite membership goes through is_user_member_of_blog in includes/capabilities.php.)
+    const outsider = { login: 'outsider', password: 'outsider-pass-5310' };
+    await site.php(
+      `$id = wp_insert_user(array('user_login' => 'outsider', 'user_pass' => ${JSON.stringify(outsider.password)}, 'user_email' => 'outsider@example.test', 'role' => 'subscriber')); global $wpdb; delete_user_meta($id, $wpdb->get_blog_prefix() . 'capabilities'); delete_user_meta($id, $wpdb->get_blog_prefix() . 'user_level');`,
+    );
+    const removed = await broker((await as(undefined, '/', outsider)).context, { headers: { 'X-CSRF': '1' } });
+    assert.strictEqual(removed.status, 403);
+    assert.notInclude(await removed.text(), 'access_token');
+    await site.php("delete_transient('bioid_client_token');"); // the broker's test counts its own exchange
+  });
+
+  it('issue 16: the token broker (admin-ajax.php?action=bioid_token) follows the broker contract, gated by the WordPress login and the grant', async () => {
     const { context } = await as('visitor', '/');
     const signedOut = await broker(undefined, { headers: { 'X-CSRF': '1' } });
     assert.strictEqual(signedOut.status, 401);
@@ -340,6 +412,134 @@ describe('issue 16: the WordPress plugin in Debian\'s WordPress (Chromium)', fun
     assert.strictEqual(pasted.detail.code, 'session-expired');
     assert.match((await page.attribute('bio-verify.pasted >>> a[href]', 'href')) ?? '', /\/wp-login\.php\?redirect_to=/);
     await shoot(page, 'signed-out');
+  });
+
+  it('the identity provider and middleware URLs must be https outside loopback: a plain-http one is refused, naming the field', async () => {
+    try {
+      const { page } = await as('admin', '/wp-admin/options-general.php?page=bioid');
+      await page.fill('#bioid-issuer-url', 'http://idp.example.com');
+      await page.fill('#bioid-middleware-url', 'http://biometrics.example.com');
+      await page.clickAndWaitForLoad('#submit');
+      const errors = await page.text('.wrap');
+      assert.include(errors, 'Identity provider URL must use https');
+      assert.include(errors, 'Middleware URL must use https');
+      assert.strictEqual(await site.php("echo get_option('bioid_settings')['issuer_url'];"), sim.idp.baseUrl, 'the previous value was kept');
+      assert.strictEqual(await site.php("echo get_option('bioid_settings')['middleware_url'];"), sim.middleware.url);
+      // A value that reached the database some other way gives no token (and the page says why).
+      await site.php("$s = get_option('bioid_settings'); $s['issuer_url'] = 'http://idp.example.com'; remove_all_filters('sanitize_option_bioid_settings'); update_option('bioid_settings', $s);");
+      const refused = await site.php("$t = bioid_client_token(true); echo is_wp_error($t) ? $t->get_error_message() : 'token';");
+      assert.match(refused, /^Identity provider URL must use https/);
+      assert.match(await (await as('admin', '/wp-admin/options-general.php?page=bioid')).page.text('.bioid-config-problem'), /Identity provider URL must use https/);
+    } finally {
+      await site.php(
+        `$s = get_option('bioid_settings'); $s['issuer_url'] = ${JSON.stringify(sim.idp.baseUrl)}; $s['middleware_url'] = ${JSON.stringify(sim.middleware.url)}; remove_all_filters('sanitize_option_bioid_settings'); update_option('bioid_settings', $s);`,
+      );
+    }
+  });
+
+  it('an identity provider\'s answer is read up to 1 MiB: a larger one gives no token', async () => {
+    const huge = createServer((request, response) => {
+      request.resume();
+      response.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ access_token: 'a'.repeat(2 * 1024 * 1024), expires_in: 300 }));
+    });
+    await new Promise<void>((done) => huge.listen(0, '127.0.0.1', done));
+    const savedSettings = await site.php("echo wp_json_encode(get_option('bioid_settings'));");
+    try {
+      await site.php(`$s = get_option('bioid_settings'); $s['issuer_url'] = ${JSON.stringify(`http://127.0.0.1:${(huge.address() as AddressInfo).port}`)}; $s['realm'] = 'big'; update_option('bioid_settings', $s);`);
+      const answer = await site.php("$t = bioid_client_token(true); echo is_wp_error($t) ? $t->get_error_message() : 'token';");
+      assert.match(answer, /answered without a usable access_token/);
+    } finally {
+      await site.php(`remove_all_filters('sanitize_option_bioid_settings'); update_option('bioid_settings', json_decode(${JSON.stringify(savedSettings)}, true)); delete_transient('bioid_client_token');`);
+      await new Promise<void>((done) => huge.close(() => done()));
+    }
+  });
+
+  it('a site administrator cannot send the client secret elsewhere: with the secret in wp-config.php, the identity provider URL comes from there and the site form is ignored', async () => {
+    let hits = 0;
+    const attacker = createServer((request, response) => {
+      hits += 1;
+      request.resume();
+      response.writeHead(500).end();
+    });
+    await new Promise<void>((done) => attacker.listen(0, '127.0.0.1', done));
+    const attackerUrl = `http://127.0.0.1:${(attacker.address() as AddressInfo).port}`;
+    const config = join(site.dir, 'site/wp-config.php');
+    const original = readFileSync(config, 'utf8');
+    const savedSettings = await site.php("echo wp_json_encode(get_option('bioid_settings'));");
+    const constants = {
+      BIOID_CLIENT_SECRET: CLIENT.clientSecret,
+      BIOID_CLIENT_ID: CLIENT.clientId,
+      BIOID_ISSUER_URL: sim.idp.baseUrl,
+      BIOID_REALM: sim.idp.realm,
+      BIOID_MIDDLEWARE_URL: sim.middleware.url,
+      BIOID_INTEGRATOR_ID: CLIENT.clientId,
+    };
+    const defines = Object.entries(constants).map(([name, value]) => `define( '${name}', ${JSON.stringify(value)} );`).join('\n');
+    writeFileSync(config, original.replace("require_once ABSPATH . 'wp-settings.php';", `${defines}\nrequire_once ABSPATH . 'wp-settings.php';`));
+    await new Promise((r) => setTimeout(r, 3000)); // php -S's opcache looks at a file's time every 2 s
+    try {
+      const { page } = await as('admin', '/wp-admin/options-general.php?page=bioid');
+      // The administrator forges the form: the field given its name back, the attacker's server as its value.
+      await page.evaluate(
+        ({ url }) => {
+          for (const [id, key] of [['bioid-issuer-url', 'issuer_url'], ['bioid-middleware-url', 'middleware_url']]) {
+            const input = document.getElementById(id!) as HTMLInputElement;
+            input.readOnly = false;
+            input.name = `bioid_settings[${key}]`;
+            input.value = url;
+          }
+        },
+        { url: attackerUrl },
+      );
+      await page.clickAndWaitForLoad('#submit');
+      const token = await site.php("delete_transient('bioid_client_token'); $t = bioid_client_token(); echo is_wp_error($t) ? 'error: ' . $t->get_error_code() : 'token';");
+      const { context } = await as('visitor', '/');
+      const brokered = await broker(context, { headers: { 'X-CSRF': '1' } });
+      assert.strictEqual(hits, 0, 'no request reached the administrator\'s server');
+      assert.strictEqual(token, 'token', 'the exchange goes to the identity provider wp-config.php names');
+      assert.strictEqual(brokered.status, 200);
+      assert.strictEqual(await site.php("echo bioid_settings()['issuer_url'];"), sim.idp.baseUrl);
+      assert.strictEqual(await site.php("echo bioid_settings()['middleware_url'];"), sim.middleware.url);
+      assert.notInclude(await site.php("echo wp_json_encode(get_option('bioid_settings'));"), attackerUrl, 'nothing of the forged form is stored');
+      // The page shows where they come from, read-only.
+      await page.reload();
+      assert.match(await page.text('.wrap'), /Set in wp-config\.php \(BIOID_ISSUER_URL\), with the client secret/);
+      assert.isTrue(await page.evaluate(() => (document.getElementById('bioid-issuer-url') as HTMLInputElement).readOnly));
+      assert.notInclude(await raw(page).content(), CLIENT.clientSecret);
+    } finally {
+      writeFileSync(config, original);
+      await new Promise((r) => setTimeout(r, 3000));
+      // The settings as before the test, whatever the forged form did.
+      await site.php(`remove_all_filters('sanitize_option_bioid_settings'); update_option('bioid_settings', json_decode(${JSON.stringify(savedSettings)}, true)); delete_transient('bioid_client_token');`);
+      await new Promise<void>((done) => attacker.close(() => done()));
+    }
+  });
+
+  it('a verification is accepted once, whatever the spelling: the middleware\'s record must carry exactly the id asked for', async () => {
+    // A middleware that finds ids ignoring case and trailing blanks.
+    const record = { verificationId: 'Ver-Case-1', subjectId: SUBJECT, match: true, score: 0.93 };
+    const lenient = createServer((request, response) => {
+      const id = decodeURIComponent((request.url ?? '').replace(/^\/verifications\//, '')).trim().toLowerCase();
+      if (id === record.verificationId.toLowerCase()) {
+        response.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ ...record, createdAt: new Date().toISOString() }));
+      } else response.writeHead(404).end();
+    });
+    await new Promise<void>((done) => lenient.listen(0, '127.0.0.1', done));
+    const lenientUrl = `http://127.0.0.1:${(lenient.address() as AddressInfo).port}`;
+    await site.php(`$s = get_option('bioid_settings'); $s['middleware_url'] = ${JSON.stringify(lenientUrl)}; update_option('bioid_settings', $s);`);
+    const confirm = async (id: string) =>
+      JSON.parse(await site.php(`$r = bioid_confirm_verification(${JSON.stringify(id)}, ${JSON.stringify(SUBJECT)}); echo wp_json_encode(is_wp_error($r) ? array('code' => $r->get_error_code(), 'message' => $r->get_error_message()) : $r);`)) as Record<string, unknown>;
+    try {
+      assert.deepInclude(await confirm('ver-case-1'), { code: 'verification-rejected', message: 'Verification rejected: the middleware answered for another id; verify again.' });
+      const first = await confirm('Ver-Case-1');
+      assert.strictEqual(first.match, true, JSON.stringify(first));
+      for (const spelling of ['Ver-Case-1', 'VER-CASE-1', 'Ver-Case-1 ', 'ver-case-1\t']) {
+        assert.strictEqual((await confirm(spelling)).code, 'verification-rejected', JSON.stringify(spelling));
+      }
+    } finally {
+      await site.php(`$s = get_option('bioid_settings'); $s['middleware_url'] = ${JSON.stringify(sim.middleware.url)}; update_option('bioid_settings', $s);`);
+      await new Promise<void>((done) => lenient.close(() => done()));
+    }
   });
 
   it('issue 16: the plugin logged no PHP warning or notice', async () => {

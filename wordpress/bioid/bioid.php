@@ -2,7 +2,7 @@
 /**
  * Plugin Name:       BioID Fingerprint
  * Plugin URI:        https://www.npmjs.com/package/bioid-sdk
- * Description:       Fingerprint enroll, verify and search on your pages: blocks and a shortcode that survive the editor's filters for every role, a token broker gated by the WordPress login, and server-side confirmation of a verification for forms.
+ * Description:       Fingerprint enroll, verify and search on your pages: blocks and a shortcode that survive the editor's filters for every role, a token broker for the roles the site owner grants it, and server-side confirmation of a verification for forms.
  * Version:           0.1.0
  * Requires at least: 6.1
  * Requires PHP:      7.4
@@ -20,6 +20,7 @@ define( 'BIOID_PLUGIN_FILE', __FILE__ );
 define( 'BIOID_PLUGIN_DIR', __DIR__ );
 
 require_once __DIR__ . '/includes/settings.php';
+require_once __DIR__ . '/includes/capabilities.php';
 require_once __DIR__ . '/includes/client-token.php';
 require_once __DIR__ . '/includes/middleware.php';
 require_once __DIR__ . '/includes/elements.php';

@@ -37,6 +37,9 @@ function bioid_page_config() {
 		'tokenEndpoint'   => bioid_token_endpoint_url(),
 		'integratorId'    => $settings['integrator_id'],
 		'localServiceUrl' => $settings['local_service_url'],
+		// The site's pin (both or neither, settings.php); posts cannot set one (elements.php).
+		'workstationId'   => $settings['workstation_id'],
+		'deviceId'        => $settings['device_id'],
 	);
 	// A bundle older than login-url would refuse the key: only where its elements have the attribute.
 	foreach ( bioid_tags() as $attributes ) {
@@ -49,7 +52,7 @@ function bioid_page_config() {
 	 * Filters the page configuration of the elements (keys of BioIDElementsConfig only: an unknown key
 	 * is a configuration error in the browser, a secret never belongs here).
 	 *
-	 * @param array $config middlewareUrl, tokenEndpoint, integratorId, localServiceUrl, loginUrl.
+	 * @param array $config middlewareUrl, tokenEndpoint, integratorId, localServiceUrl, workstationId, deviceId, loginUrl.
 	 */
 	$config = apply_filters( 'bioid_page_config', $config );
 	return array_filter( (array) $config, static fn( $value ) => '' !== $value && null !== $value );

@@ -14,6 +14,8 @@ const BIOID_TOKEN_TRANSIENT = 'bioid_client_token';
 const BIOID_DEFAULT_AUDIENCE = 'biometrics-middleware';
 /** Longest time a token is cached, whatever the issuer says (src/core/token-cache.ts MAX_CACHE_SECONDS). */
 const BIOID_MAX_CACHE_SECONDS = 86400;
+/** The most of an IdP's or the middleware's answer body that is read (1 MiB). */
+const BIOID_MAX_RESPONSE_BYTES = 1048576;
 
 /**
  * `{issuer}/realms/{realm}/protocol/openid-connect/token` (spec 4.2). An issuer URL that ends in
@@ -58,6 +60,12 @@ function bioid_cache_lifetime( $expires_in ) {
  * @return array{access_token: string, expires_in: int}|WP_Error
  */
 function bioid_client_token( $fresh = false ) {
+	// No token for a site whose IdP or middleware may not be trusted with it (plain http, settings that
+	// must come from wp-config.php with the secret): also not a cached one, after wp-config.php changed.
+	$problems = bioid_config_problems();
+	if ( array() !== $problems ) {
+		return new WP_Error( 'config', implode( ' ', $problems ) . ' (Settings > BioID)' );
+	}
 	$cached = $fresh ? false : get_transient( BIOID_TOKEN_TRANSIENT );
 	if ( is_array( $cached ) && isset( $cached['access_token'], $cached['expires_at'] ) && $cached['expires_at'] > time() ) {
 		return array(
@@ -126,6 +134,8 @@ function bioid_exchange_client_credentials() {
 			'headers'     => array( 'Accept' => 'application/json' ),
 			'timeout'     => 10,
 			'redirection' => 0, // A redirect answered by an IdP is never followed (decisions.md).
+			// A token answer is small; a hostile or broken IdP cannot make PHP hold more than this.
+			'limit_response_size' => BIOID_MAX_RESPONSE_BYTES,
 		)
 	);
 	if ( is_wp_error( $reply ) ) {

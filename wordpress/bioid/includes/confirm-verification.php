@@ -46,6 +46,11 @@ function bioid_confirm_verification( $verification_id, $subject_id, $max_age = 1
 	if ( is_wp_error( $record ) ) {
 		return 'not-found' === $record->get_error_code() ? bioid_rejected( 'unknown id' ) : $record;
 	}
+	// The record must be the one asked for, to the byte: a middleware that matches ids ignoring case or
+	// trailing blanks would otherwise accept one verification once per spelling.
+	if ( ! isset( $record['verificationId'] ) || ! is_string( $record['verificationId'] ) || $record['verificationId'] !== $verification_id ) {
+		return bioid_rejected( 'the middleware answered for another id' );
+	}
 	$created = isset( $record['createdAt'] ) && is_string( $record['createdAt'] ) ? bioid_iso_time( $record['createdAt'] ) : null;
 	$age     = null === $created ? null : microtime( true ) - $created;
 	if ( ! isset( $record['match'] ) || true !== $record['match'] ) {
@@ -57,7 +62,8 @@ function bioid_confirm_verification( $verification_id, $subject_id, $max_age = 1
 	if ( null === $age || $age < -BIOID_CLOCK_SKEW_SECONDS || $age > $max_age ) {
 		return bioid_rejected( sprintf( 'createdAt is not an ISO 8601 time with a zone within the last %d s', $max_age ) );
 	}
-	if ( ! bioid_spend_verification( $verification_id ) ) {
+	// Spent under the record's own id (the middleware's), not under the string the browser posted.
+	if ( ! bioid_spend_verification( $record['verificationId'] ) ) {
 		return bioid_rejected( 'this verification was already used' );
 	}
 	return $record;

@@ -16,8 +16,12 @@
 
 defined( 'ABSPATH' ) || exit;
 
-/** Attributes only the site sets (page configuration or the plugin itself), never a post. */
-const BIOID_SITE_ATTRIBUTES = array( 'middleware-url', 'token-endpoint', 'integrator-id', 'local-service-url', 'login-url' );
+/**
+ * Attributes only the site sets (page configuration or the plugin itself), never a post. The workstation
+ * and device pin are among them: they decide at which reader, and so where, staff enrol and verify, which
+ * is the site owner's choice, not an Author's (Settings > BioID sets one pin for the site).
+ */
+const BIOID_SITE_ATTRIBUTES = array( 'middleware-url', 'token-endpoint', 'integrator-id', 'local-service-url', 'login-url', 'workstation-id', 'device-id' );
 
 /**
  * Every tag of the shipped bundle with its attributes (kebab-case), read once from assets/elements.json.
@@ -77,6 +81,10 @@ function bioid_element_html( $tag, array $attributes ) {
 	if ( ! isset( $tags[ $tag ] ) ) {
 		return '';
 	}
+	if ( 'bio-enroll' === $tag && ! bioid_user_granted( BIOID_CAP_ENROLL ) ) {
+		// Enrolling is for the staff the site owner granted bioid_enroll (includes/capabilities.php).
+		return bioid_editor_note( __( 'Fingerprint enroll: shown only to users granted bioid_enroll (Settings > BioID).', 'bioid' ) );
+	}
 	bioid_enqueue_elements();
 	$allowed = bioid_post_attributes( $tag );
 	$html    = '<' . $tag;
@@ -121,3 +129,16 @@ function bioid_editor_note( $message ) {
 	}
 	return '<!-- bioid: ' . esc_html( str_replace( '--', '- -', $message ) ) . ' -->';
 }
+
+// A <bio-enroll> pasted into a post's HTML is not rendered by the plugin: drop it for users without
+// bioid_enroll too, after blocks and shortcodes have run.
+add_filter(
+	'the_content',
+	static function ( $content ) {
+		if ( ! is_string( $content ) || false === stripos( $content, '<bio-enroll' ) || bioid_user_granted( BIOID_CAP_ENROLL ) ) {
+			return $content;
+		}
+		return (string) preg_replace( '#<bio-enroll\b[^>]*>.*?</bio-enroll\s*>#is', '', $content );
+	},
+	20
+);

@@ -18,6 +18,10 @@ function bioid_middleware_get( $path ) {
 	if ( '' === $settings['middleware_url'] ) {
 		return new WP_Error( 'config', 'The middleware URL is not set (Settings > BioID).' );
 	}
+	$problems = bioid_config_problems();
+	if ( isset( $problems['middleware_url'] ) ) {
+		return new WP_Error( 'config', $problems['middleware_url'] . ' (Settings > BioID)' );
+	}
 	$url = trailingslashit( $settings['middleware_url'] ) . $path;
 	foreach ( array( false, true ) as $fresh ) {
 		$token = bioid_client_token( $fresh );
@@ -37,6 +41,7 @@ function bioid_middleware_get( $path ) {
 				'headers'     => $headers,
 				'timeout'     => 10,
 				'redirection' => 0,
+				'limit_response_size' => BIOID_MAX_RESPONSE_BYTES,
 			)
 		);
 		if ( is_wp_error( $reply ) ) {

@@ -29,6 +29,8 @@ function bioid_render_settings_page() {
 	}
 	$settings = bioid_settings();
 	$source   = bioid_client_secret_source();
+	$locked   = bioid_locked_settings();
+	$grants   = bioid_role_grants();
 	?>
 	<div class="wrap">
 		<h1><?php esc_html_e( 'BioID fingerprint', 'bioid' ); ?></h1>
@@ -36,7 +38,10 @@ function bioid_render_settings_page() {
 			<div class="notice notice-error"><p><?php esc_html_e( 'The element bundle (assets/bioid-elements.js) is missing: install the plugin from the zip that npm run pack:wordpress writes.', 'bioid' ); ?></p></div>
 		<?php endif; ?>
 		<?php settings_errors( BIOID_SETTINGS_OPTION ); ?>
-		<p><?php esc_html_e( 'Where the fingerprint elements on this site send their requests, and the machine identity this site uses to get tokens for signed-in users. Blocks, the [bioid] shortcode and pasted tags all use these settings.', 'bioid' ); ?></p>
+		<?php foreach ( bioid_config_problems() as $key => $problem ) : ?>
+			<div class="notice notice-error bioid-config-problem" data-field="<?php echo esc_attr( $key ); ?>"><p><?php echo esc_html( $problem ); ?> <?php esc_html_e( 'No token is issued until this is fixed.', 'bioid' ); ?></p></div>
+		<?php endforeach; ?>
+		<p><?php esc_html_e( 'Where the fingerprint elements on this site send their requests, and the machine identity this site uses to get tokens for the users you allow below. Blocks, the [bioid] shortcode and pasted tags all use these settings.', 'bioid' ); ?></p>
 		<form method="post" action="options.php" autocomplete="off">
 			<?php settings_fields( 'bioid' ); ?>
 			<table class="form-table" role="presentation">
@@ -51,6 +56,15 @@ function bioid_render_settings_page() {
 										<option value="<?php echo esc_attr( $language ); ?>" <?php selected( $settings[ $key ], $language ); ?>><?php echo esc_html( '' === $language ? __( 'The page\'s language', 'bioid' ) : $language ); ?></option>
 									<?php endforeach; ?>
 								</select>
+							<?php elseif ( isset( $locked[ $key ] ) ) : ?>
+								<?php // No name: the form does not send it, and bioid_sanitize_settings ignores it if sent. ?>
+								<input type="text" class="regular-text" id="<?php echo esc_attr( $id ); ?>" value="<?php echo esc_attr( $settings[ $key ] ); ?>" readonly>
+								<p class="bioid-locked"><strong>
+								<?php
+								/* translators: %s: constant name */
+								echo esc_html( sprintf( __( 'Set in wp-config.php (%s), with the client secret; this site cannot change it.', 'bioid' ), $locked[ $key ] ) );
+								?>
+								</strong></p>
 							<?php else : ?>
 								<input type="<?php echo ! empty( $field['url'] ) ? 'url' : 'text'; ?>" class="regular-text" id="<?php echo esc_attr( $id ); ?>" name="<?php echo esc_attr( BIOID_SETTINGS_OPTION . '[' . $key . ']' ); ?>" value="<?php echo esc_attr( $settings[ $key ] ); ?>">
 							<?php endif; ?>
@@ -77,10 +91,29 @@ function bioid_render_settings_page() {
 					<?php endif; ?>
 				<?php endforeach; ?>
 			</table>
+			<h2 id="bioid-who"><?php esc_html_e( 'Who may use fingerprints', 'bioid' ); ?></h2>
+			<div class="notice notice-warning inline bioid-token-warning"><p>
+				<?php esc_html_e( 'The token this site hands out is your organisation\'s machine identity, not the user\'s. Whoever holds it can list any subject\'s enrollments, enroll a finger under any subject and verify as any subject. Grant it only to staff you trust.', 'bioid' ); ?>
+				<?php esc_html_e( 'Bind the subject to the user on your server (confirm a verification with the subject your server expects, never one the browser sent). Where the middleware must know which user acts, use a per-user token (OAuth 2.0 token exchange, RFC 8693) instead of this broker.', 'bioid' ); ?>
+			</p></div>
+			<p><?php esc_html_e( 'No role has these until you tick it here. On multisite only members of this site get them.', 'bioid' ); ?></p>
+			<table class="form-table bioid-roles" role="presentation">
+				<?php foreach ( bioid_capabilities() as $cap => $label ) : ?>
+					<tr>
+						<th scope="row"><?php echo esc_html( $label ); ?><br><code><?php echo esc_html( $cap ); ?></code></th>
+						<td><fieldset>
+							<?php foreach ( wp_roles()->get_names() as $role => $role_name ) : ?>
+								<label><input type="checkbox" name="<?php echo esc_attr( BIOID_ROLE_CAPS_OPTION . '[' . $cap . '][]' ); ?>" value="<?php echo esc_attr( $role ); ?>" id="<?php echo esc_attr( 'bioid-cap-' . $cap . '-' . $role ); ?>" <?php checked( in_array( $role, $grants[ $cap ], true ) ); ?>> <?php echo esc_html( translate_user_role( $role_name ) ); ?></label><br>
+							<?php endforeach; ?>
+						</fieldset></td>
+					</tr>
+				<?php endforeach; ?>
+			</table>
+			<p class="description"><?php esc_html_e( 'The enroll element also needs a token: give enrolling staff both.', 'bioid' ); ?></p>
 			<?php submit_button(); ?>
 		</form>
 		<h2><?php esc_html_e( 'Token broker', 'bioid' ); ?></h2>
-		<p><?php esc_html_e( 'The elements on this site get their tokens here, with the WordPress login:', 'bioid' ); ?> <code><?php echo esc_html( bioid_token_endpoint_url() ); ?></code></p>
+		<p><?php esc_html_e( 'The elements on this site get their tokens here, with the WordPress login of a user granted bioid_use_biometrics:', 'bioid' ); ?> <code><?php echo esc_html( bioid_token_endpoint_url() ); ?></code></p>
 		<p><?php esc_html_e( 'Check it from a terminal with: npx bioid-broker check <that URL> (signed out it must answer 401).', 'bioid' ); ?></p>
 	</div>
 	<?php

@@ -10,7 +10,8 @@
  * elements call a broker (credentials: 'include' and X-CSRF: 1, nothing else). Refusals, in order:
  * 405 for a method other than GET or OPTIONS (a preflight: 204 for an allowed origin, else 403);
  * 403 { error, reason: "csrf" } without X-CSRF: 1; 401 { error, reason } without a login (reason
- * "no-cookie" when a cross-site request carried no cookie at all, else "no-session"); 502 { error }
+ * "no-cookie" when a cross-site request carried no cookie at all, else "no-session"); 403 { error,
+ * reason: "forbidden" } for a signed-in user without bioid_use_biometrics (capabilities.php); 502 { error }
  * exactly when the identity provider gives no token.
  *
  * CORS: WordPress itself answers its own origins (send_origin_headers); no other origin gets a grant
@@ -59,6 +60,7 @@ function bioid_broker_messages() {
 		'method'       => 'Use GET to obtain a token.',
 		'csrf'         => 'Missing anti-CSRF header: send X-CSRF: 1.',
 		'unauthorized' => 'Sign in to obtain a token.',
+		'forbidden'    => 'Your account may not use fingerprints on this site. Ask the site owner.',
 		'no-cookie'    => 'The browser sent no cookie to this token broker, which is on another site than the page: host the broker on the page\'s site.',
 		'exchange'     => 'The identity provider did not issue a token. Try again later.',
 	);
@@ -103,12 +105,26 @@ function bioid_token_broker() {
 		);
 	}
 	/**
-	 * Filters who may get a middleware token from this site. Default: any signed-in user.
+	 * Filters who may get a middleware token from this site. Default: a member of this site granted
+	 * bioid_use_biometrics in Settings > BioID (includes/capabilities.php), which no role has until the
+	 * site owner grants it. The token is the organisation's: it can enroll, verify and list for any subject.
 	 *
 	 * @param bool    $allowed Whether the current request may get a token.
 	 * @param WP_User $user    The current user (ID 0 when signed out).
 	 */
-	if ( ! apply_filters( 'bioid_can_get_token', is_user_logged_in(), wp_get_current_user() ) ) {
+	$user = wp_get_current_user();
+	if ( ! apply_filters( 'bioid_can_get_token', bioid_user_granted( BIOID_CAP_USE, $user ), $user ) ) {
+		if ( $user->exists() ) {
+			// Signed in, but not allowed: a new sign-in would not help, so not 401.
+			bioid_broker_answer(
+				403,
+				array(
+					'error'  => $text['forbidden'],
+					'reason' => 'forbidden',
+				),
+				$grant
+			);
+		}
 		$cross_site = isset( $_SERVER['HTTP_SEC_FETCH_SITE'] ) && 'cross-site' === $_SERVER['HTTP_SEC_FETCH_SITE'];
 		$no_cookie  = $cross_site && empty( $_SERVER['HTTP_COOKIE'] );
 		bioid_broker_answer(
