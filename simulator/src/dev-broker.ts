@@ -4,7 +4,7 @@
  * (`createTokenBroker` of bioid-sdk, the very code an integrator deploys) behind a development sign-in:
  *
  * - GET /signin sets an `HttpOnly; SameSite=Lax` session cookie (a random id, kept in memory) and, with
- *   `?return=<url of a loopback page>`, sends the browser back there;
+ *   `?return_to=<url of a loopback page>` (or `?return=`), sends the browser back there;
  * - GET /signout ends that session;
  * - /token is the broker, gated by that session (401 without it, 403 without `X-CSRF: 1`, as in
  *   production), answering `{ access_token, expires_in, middleware_url }`.
@@ -72,7 +72,7 @@ export function createDevBrokerApp(options: DevBrokerOptions) {
   app.get('/', (_req, res) => {
     res.type('text').send(
       'bioid-simulator development token broker.\n' +
-        'GET /signin[?return=<your loopback page>]  sets the development session cookie\n' +
+        'GET /signin[?return_to=<your loopback page>]  sets the development session cookie\n' +
         'GET /token  (X-CSRF: 1, with that cookie)   { access_token, expires_in, middleware_url }\n' +
         'GET /signout                                ends the session\n',
     );
@@ -82,7 +82,8 @@ export function createDevBrokerApp(options: DevBrokerOptions) {
     const id = randomBytes(32).toString('base64url');
     sessions.add(id);
     res.set('Set-Cookie', `${DEV_SESSION_COOKIE}=${id}; Path=/; HttpOnly; SameSite=Lax`);
-    const back = loopbackReturn(req.query.return, allowed);
+    // `return_to` is what the elements' login-url appends; `return` is the older name, still read.
+    const back = loopbackReturn(req.query.return_to ?? req.query.return, allowed);
     if (back) return void res.redirect(303, back);
     res
       .type('html')
@@ -101,8 +102,10 @@ export function createDevBrokerApp(options: DevBrokerOptions) {
 
   // CORS for loopback pages: the reference broker grants only exact origins it was given, and the
   // simulator cannot know the integrator's page origin in advance, so this layer grants any loopback
-  // page the same way (origin echoed, credentials allowed), and the broker does everything else.
-  app.use('/token', (req: Request, res: Response, next) => {
+  // page the same way (origin echoed, credentials allowed), and the broker does everything else. Every
+  // path gets it, unknown ones too: a typo in token-endpoint then reads as the 404 it is, not as a CORS
+  // refusal the page cannot tell from a server that is down.
+  app.use((req: Request, res: Response, next) => {
     const origin = req.get('origin');
     if (!origin || !originAllowed(origin, allowed)) return next();
     res.set({ 'Access-Control-Allow-Origin': origin, 'Access-Control-Allow-Credentials': 'true' });

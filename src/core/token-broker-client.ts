@@ -7,7 +7,7 @@
  * later" (`broker-unavailable`) apart.
  */
 import { cachedTokenSource, type TokenSource } from './auth.js';
-import { DEFAULT_TIMEOUT_MS, millisecondsOr, readOptions, requireEndpointUrl, requireHttpUrl } from './config.js';
+import { DEFAULT_TIMEOUT_MS, isJsonObject, millisecondsOr, readOptions, requireEndpointUrl, requireHttpUrl } from './config.js';
 import { BioIDError, ReaderAuthError, messageOf, type TokenErrorCode } from './errors.js';
 import { describeReply, isRedirect, send, type Reply } from './http.js';
 import { parseTokenResponse } from './token-response.js';
@@ -106,8 +106,17 @@ async function fetchBrokerToken(url: string, timeoutMs: number): Promise<IssuedT
       false,
     );
   }
-  const session = sessionGone(reply);
+  // Nothing mounted at the URL (a typo, a route never added), or something that is no token broker (a
+  // static file, a text page): the page is misconfigured, neither signed out nor facing an outage.
+  const missing = [404, 405, 410].includes(reply.status);
+  const session = !missing && sessionGone(reply);
   if (session) throw failure('session-expired', `${source} ${session}: the session has ended.`, reply);
+  if (missing || (reply.ok && !isJsonObject(reply.json))) {
+    throw new BioIDError('config', `No token broker answers at ${url} (HTTP ${reply.status}${reply.ok ? ', not JSON' : ''}): check token-endpoint.`, {
+      status: reply.status,
+      retryable: false,
+    });
+  }
   try {
     const issued = parseTokenResponse(reply, source);
     const named = middlewareOf(reply, source);

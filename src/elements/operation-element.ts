@@ -8,7 +8,7 @@ import { asBioIDError, errorDetail, type BioErrorDetail, type BioOperation } fro
 import { fingerprintGlyph, glyphStyles } from './glyph.js';
 import type { Params, StringKey } from './localize.js';
 import { en } from './translations/en.js';
-import { loginLinkFor, readerFor, statusOptionsFor, type Settings } from './settings.js';
+import { hadSession, loginLinkFor, readerFor, statusOptionsFor, type Settings } from './settings.js';
 import { baseStyles } from './styles.js';
 
 interface View {
@@ -160,7 +160,8 @@ export abstract class BioOperationElement<R> extends BioElement {
       }
       const detail = errorDetail(operation, error);
       this.failure = detail;
-      this.view = { kind: 'failed', key: errorKey(detail.code), step: 0 };
+      const notYet = detail.code === 'session-expired' && !hadSession();
+      this.view = { kind: 'failed', key: notYet ? 'signInFirst' : errorKey(detail.code), step: 0 };
       this.emit('bio-error', detail);
       throw error;
     } finally {

@@ -166,8 +166,17 @@ export function tokenSourceFor(tag: string, s: Settings): TokenSource {
   if (!endpoint) {
     throw new BioIDError('config', `<${tag}>: token-endpoint (your token broker's URL) or the getToken property is required.`);
   }
-  return brokerTokenSource(endpoint, { timeoutMs });
+  const source = brokerTokenSource(endpoint, { timeoutMs });
+  const issued = (token: string) => ((sessionSeen = true), token);
+  return { ...source, get: (signal) => source.get(signal).then(issued), refresh: (stale, signal) => source.refresh(stale, signal).then(issued) };
 }
+
+/**
+ * True once a token broker has issued a token on this page: before that, a refusal means "not signed in
+ * yet", and "your session has ended" would mislead a first visit.
+ */
+let sessionSeen = false;
+export const hadSession = (): boolean => sessionSeen;
 
 /**
  * The href of the sign-in link that `login-url` puts under a `session-expired` failure: resolved against

@@ -70,6 +70,23 @@ describe('brokerTokenSource (spec 4.1; product.md 5)', () => {
     });
   }
 
+  for (const [what, reply, status] of [
+    ['a 404 page (a typo in the path, nothing mounted there)', answer(404, '<!doctype html><h1>Not found</h1>', { 'Content-Type': 'text/html' }), 'HTTP 404'],
+    ['a 404 in JSON', answer(404, { error: 'not_found' }), 'HTTP 404'],
+    ['405 (a route for another method)', answer(405, ''), 'HTTP 405'],
+    ['a 200 that is not JSON (a static file)', answer(200, 'hello', { 'Content-Type': 'text/plain' }), 'HTTP 200, not JSON'],
+  ] as const) {
+    it(`${what} is a config error naming the URL and the status, not an ended session`, async () => {
+      route = reply;
+      await rejectsWith(brokerTokenSource(`${base}/tokn`).get(), {
+        name: 'BioIDError',
+        code: 'config',
+        retryable: false,
+        message: new RegExp(`^No token broker answers at ${base}/tokn \\(${status}\\): check token-endpoint\\.$`),
+      });
+    });
+  }
+
   it('a failure is never cached: the next call asks the broker again', async () => {
     route = answer(502, { error: 'down' });
     await rejectsWith(brokerTokenSource(`${base}/token`).get(), { code: 'broker-unavailable' });

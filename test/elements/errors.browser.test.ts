@@ -3,6 +3,7 @@ import '../../src/elements/index.js';
 import type { BioSearch, BioVerify } from '../../src/elements/index.js';
 import type { BioErrorDetail } from '../../src/elements/events.js';
 import { BioIDError, WORKSTATION_OFFLINE_TEXT } from '../../src/core/errors.js';
+import { clearBrokerTokens } from '../../src/core/token-broker-client.js';
 import { hang, json, refuse, text } from '../support/fake-network.js';
 import { ATTRS, LOCAL, MIDDLEWARE, TOKEN_PATH, installNetwork, restoreNetwork, shadowText, type Net } from './network.js';
 
@@ -98,8 +99,17 @@ describe('operation elements: failures become bio-error and visible text, never 
     ['a redirect (to a login page, whatever it answers)', () => redirected(text('', 200))],
     ['an HTML login page served in place', () => text('<html><body><form>Sign in</form></body></html>', 200, 'text/html')],
   ];
+  /** A first operation that gets a token: from then on this page has had a session. */
+  async function signedInOnce() {
+    const el = await fixture<BioSearch>(`<bio-search ${ATTRS}></bio-search>`);
+    await el.start();
+    clearBrokerTokens();
+    net.calls.splice(0);
+  }
+
   for (const [what, reply] of sessionGone) {
     it(`a broker answering ${what} is 'session-expired'`, async () => {
+      await signedInOnce();
       net.on('GET', TOKEN_PATH, reply);
       const el = await fixture<BioSearch>(`<bio-search ${ATTRS}></bio-search>`);
       const { detail } = await failure(el);
@@ -113,7 +123,6 @@ describe('operation elements: failures become bio-error and visible text, never 
   const brokerFailed: [string, () => Response | Promise<Response>, boolean][] = [
     ['502 (identity provider failure)', () => json({ error: 'idp_unavailable' }, 502), true],
     ['500 with an HTML proxy page', () => text('<html><body>Bad gateway</body></html>', 500, 'text/html'), true],
-    ['200 with garbage', () => text('not json', 200), false],
     ['200 without access_token', () => json({ token: 'x', expires_in: 60 }), false],
   ];
   for (const [what, reply, retryable] of brokerFailed) {
@@ -126,6 +135,15 @@ describe('operation elements: failures become bio-error and visible text, never 
       expect(shadowText(el)).to.contain('Sign-in service unavailable.');
     });
   }
+
+  it('a broker answering 200 with a body that is not JSON is a config error: nothing that issues tokens answers there', async () => {
+    net.on('GET', TOKEN_PATH, () => text('not json', 200));
+    const el = await fixture<BioSearch>(`<bio-search ${ATTRS}></bio-search>`);
+    const { detail } = await failure(el);
+    expect(detail).to.include({ code: 'config', retryable: false });
+    expect(detail.message).to.match(/\/token \(HTTP 200, not JSON\): check token-endpoint\.$/);
+    expect(shadowText(el)).to.contain('This component is not set up correctly.');
+  });
 
   it('an unreachable broker (network failure) is broker-unavailable, retryable', async () => {
     net.on('GET', TOKEN_PATH, refuse);

@@ -66,6 +66,27 @@ describe('simulator: development token broker', () => {
     }
   });
 
+  it('/signin?return_to= (what login-url appends) sends the browser back too, loopback pages only', async () => {
+    const back = await signIn(`?return_to=${encodeURIComponent(`${PAGE}/verify`)}`);
+    assert.strictEqual(back.reply.status, 303);
+    assert.strictEqual(back.reply.headers.get('location'), `${PAGE}/verify`);
+    const { reply } = await signIn(`?return_to=${encodeURIComponent('https://evil.example/')}`);
+    assert.strictEqual(reply.headers.get('location'), null);
+  });
+
+  it('an unknown path (a typo in token-endpoint) answers its 404 with the CORS grant, so the page reads the 404', async () => {
+    const preflight = await fetch(`${broker.url}/tokn`, {
+      method: 'OPTIONS',
+      headers: { Origin: PAGE, 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'x-csrf' },
+    });
+    assert.strictEqual(preflight.status, 204);
+    assert.strictEqual(preflight.headers.get('access-control-allow-origin'), PAGE);
+    const reply = await fetch(`${broker.url}/tokn`, { headers: { Origin: PAGE, 'X-CSRF': '1' } });
+    assert.strictEqual(reply.status, 404);
+    assert.strictEqual(reply.headers.get('access-control-allow-origin'), PAGE);
+    assert.strictEqual(reply.headers.get('access-control-allow-credentials'), 'true');
+  });
+
   it('a loopback page gets CORS with credentials (preflight and GET); any other origin gets no grant', async () => {
     const preflight = await fetch(broker.tokenEndpoint, {
       method: 'OPTIONS',

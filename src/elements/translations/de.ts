@@ -19,6 +19,7 @@ export const de: Translation = {
   score: 'Wert {score}',
   required: 'Bitte zuerst den Fingerabdruck prüfen.',
   'session-expired': 'Ihre Sitzung ist abgelaufen. Bitte neu anmelden.',
+  signInFirst: 'Bitte melden Sie sich an, um fortzufahren.',
   'broker-unavailable': 'Anmeldedienst nicht verfügbar. Später erneut versuchen.',
   'cookie-blocked': 'Der Browser hat dem Token-Dienst auf einer anderen Website kein Anmelde-Cookie gesendet: betreiben Sie ihn auf dieser Website.',
   config: 'Diese Komponente ist nicht richtig eingerichtet.',

@@ -22,6 +22,7 @@ export const en = {
   score: 'score {score}',
   required: 'Verify your fingerprint first.',
   'session-expired': 'Your session has ended. Sign in again.',
+  signInFirst: 'Sign in to continue.',
   'broker-unavailable': 'Sign-in service unavailable. Try again later.',
   'cookie-blocked': 'The browser sent no sign-in cookie to the token service on another site: host it on this site.',
   config: 'This component is not set up correctly.',

@@ -19,6 +19,7 @@ export const es: Translation = {
   score: 'puntuación {score}',
   required: 'Verifique primero su huella.',
   'session-expired': 'Su sesión ha terminado. Inicie sesión de nuevo.',
+  signInFirst: 'Inicie sesión para continuar.',
   'broker-unavailable': 'Servicio de inicio de sesión no disponible. Inténtelo más tarde.',
   'cookie-blocked': 'El navegador no envió la cookie de sesión al servicio de tokens de otro sitio: alójelo en este sitio.',
   config: 'Este componente no está bien configurado.',

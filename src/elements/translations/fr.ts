@@ -19,6 +19,7 @@ export const fr: Translation = {
   score: 'score {score}',
   required: 'Vérifiez d’abord votre empreinte.',
   'session-expired': 'Votre session a expiré. Reconnectez-vous.',
+  signInFirst: 'Connectez-vous pour continuer.',
   'broker-unavailable': 'Service de connexion indisponible. Réessayez plus tard.',
   'cookie-blocked': 'Le navigateur n’a envoyé aucun cookie de connexion au service de jetons d’un autre site : hébergez-le sur ce site.',
   config: 'Ce composant n’est pas correctement configuré.',
