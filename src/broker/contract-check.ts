@@ -73,7 +73,13 @@ export async function checkBroker(url: string, options: CheckOptions = {}): Prom
   const target = new URL(url);
   if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new TypeError(`check: ${url} is not an http(s) URL.`);
   const deadline = Date.now() + (options.deadlineMs ?? 25_000);
-  const { cookie, origin, secondCookie } = options;
+  const { cookie, secondCookie } = options;
+  // A page on the broker's own origin calls it same-origin: no preflight, no CORS grant to probe.
+  const sameOrigin = options.origin !== undefined && new URL(options.origin).origin === target.origin;
+  const origin = sameOrigin ? undefined : options.origin;
+  const noGrantProbed = sameOrigin
+    ? `${options.origin} is the broker's own origin: its pages call it without a preflight and need no CORS grant`
+    : 'the grant to an allowed origin is not probed: pass --origin <your frontend origin> when your pages are on another origin than the broker';
   const forged = forgedCookie(cookie);
   const results = new Map<number, RuleResult>();
   for (const [n, title] of Object.entries(RULES)) results.set(Number(n), { rule: Number(n), title, status: 'pass', notes: [] });
@@ -120,7 +126,7 @@ export async function checkBroker(url: string, options: CheckOptions = {}): Prom
       if (!listHas(ok.headersIn['access-control-allow-headers'], 'X-CSRF')) fail(2, 'preflight: Access-Control-Allow-Headers does not list X-CSRF');
     }
   } else {
-    skip(2, 'the grant to an allowed origin is not probed: pass --origin <your frontend origin>');
+    skip(2, noGrantProbed);
   }
   const foreignPreflight = await probe('preflight from a foreign origin', 'OPTIONS', { Origin: FOREIGN_ORIGIN, ...preflightHeaders });
   if (answered(2, foreignPreflight)) {
@@ -216,7 +222,7 @@ export async function checkBroker(url: string, options: CheckOptions = {}): Prom
       if (token && (p.text.includes(token) || JSON.stringify(p.headersIn).includes(token))) fail(11, `${p.label}: a ${p.status} answer holds the token`);
     }
   }
-  if (!origin) skip(6, 'the grant on GET answers is not probed: pass --origin <your frontend origin>');
+  if (!origin) skip(6, noGrantProbed);
   return [...results.values()];
 }
 

@@ -58,6 +58,22 @@ describe('issue 14 item 2: bioid-broker check names the rule a broker breaks', (
     assert.deepStrictEqual(failed(await checkAgainst(reference())), []);
   });
 
+  it('a same-origin broker passes the documented command with --origin set to its own origin (no grant is probed)', async () => {
+    // No allowedOrigins: the broker serves pages of its own origin only, as the PHP recipe and an Express app do.
+    const server: LocalServer = await startServer(reference({ allowedOrigins: [] }));
+    try {
+      const results = await checkBroker(`${server.url}/token`, { cookie: 'sid=alice', origin: server.url });
+      assert.deepStrictEqual(failed(new Map(results.map((r) => [r.rule, r]))), []);
+      for (const rule of [2, 6]) {
+        const result = results.find((r) => r.rule === rule)!;
+        assert.strictEqual(result.status, 'skip', `rule ${rule}`);
+        assert.include(result.notes.join(' '), "is the broker's own origin: its pages call it without a preflight and need no CORS grant");
+      }
+    } finally {
+      await server.close();
+    }
+  });
+
   it('rule 3: a broker without the anti-CSRF check (requireCsrfHeader: false) fails rule 3', async () => {
     const results = await checkAgainst(reference({ requireCsrfHeader: false }));
     assert.deepStrictEqual(failed(results), [3]);
