@@ -34,8 +34,8 @@ interface Php {
 }
 
 /** `php -S 127.0.0.1:0 -t <docroot>`; resolves with the port PHP picked. Sessions and the token cache in `scratch`. */
-function startPhp(docroot: string, env: Record<string, string>, scratch: string): Promise<Php> {
-  const child: ChildProcess = spawn(phpPath(), ['-d', `session.save_path=${scratch}`, '-S', '127.0.0.1:0', '-t', docroot], {
+function startPhp(docroot: string, env: Record<string, string>, scratch: string, port = 0): Promise<Php> {
+  const child: ChildProcess = spawn(phpPath(), ['-d', `session.save_path=${scratch}`, '-S', `127.0.0.1:${port}`, '-t', docroot], {
     env: { PATH: process.env.PATH ?? '', TMPDIR: scratch, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -102,11 +102,12 @@ const brokerEnv = (extra: Record<string, string> = {}) => ({
   BIOID_MIDDLEWARE_URL: sim.middleware.url,
   ...extra,
 });
-const pageEnv = () => ({
+/** The page's variables; without `fromCdn`, as docs/backends.md runs it: the script from the package (bioid-elements.php). */
+const pageEnv = (fromCdn = false) => ({
   BIOID_MIDDLEWARE_URL: sim.middleware.url,
   BIOID_INTEGRATOR_ID: CLIENT.clientId,
   BIOID_LOCAL_SERVICE_URL: sim.localService.url,
-  BIOID_ELEMENTS_URL: `${bundle.url}/bioid-elements.js`,
+  ...(fromCdn ? { BIOID_ELEMENTS_URL: `${bundle.url}/bioid-elements.js` } : {}),
 });
 
 /** In Chromium: sign in on the recipe's page, enroll the user, then verify: the quick start's whole path. */
@@ -183,7 +184,7 @@ describe('issue 14 item 3: recipe B, a PHP app with bioid-broker serve beside it
       upstream.on('error', () => res.writeHead(502).end());
       req.pipe(upstream);
     });
-    php = await startPhp(join(RECIPES, 'sidecar'), pageEnv(), scratch);
+    php = await startPhp(join(RECIPES, 'sidecar'), pageEnv(true), scratch);
     sidecar = await startSidecar(brokerEnv({ BIOID_SESSION_CHECK_URL: `${php.url}/session-check.php`, BIOID_ALLOWED_ORIGINS: CMS_ORIGIN }));
     targets.php = php.url;
     targets.sidecar = sidecar.url;
@@ -213,6 +214,40 @@ describe('issue 14 item 3: recipe B, a PHP app with bioid-broker serve beside it
     const browser = await launch('chromium');
     try {
       const result = await quickStart(browser, `${site.url}/index.php`);
+      assert.strictEqual(result.match, true);
+    } finally {
+      await browser.close();
+    }
+  });
+});
+
+describe('recipe B without a reverse proxy: the sidecar on its own port, the page allowed by BIOID_ALLOWED_ORIGINS (docs/backends.md)', () => {
+  let php: Php;
+  let sidecar: Sidecar;
+  before(async () => {
+    // The page's origin must be known before the sidecar starts (BIOID_ALLOWED_ORIGINS), and the sidecar's
+    // address before the page does (BIOID_TOKEN_ENDPOINT): PHP gets a port chosen in advance.
+    const free = await startServer((_req, res) => void res.end());
+    const port = Number(new URL(free.url).port);
+    await free.close();
+    const pageOrigin = `http://127.0.0.1:${port}`;
+    sidecar = await startSidecar(brokerEnv({ BIOID_SESSION_CHECK_URL: `${pageOrigin}/session-check.php`, BIOID_ALLOWED_ORIGINS: pageOrigin }));
+    php = await startPhp(join(RECIPES, 'sidecar'), { ...pageEnv(), BIOID_TOKEN_ENDPOINT: `${sidecar.url}/token` }, scratch, port);
+  });
+  after(async () => {
+    await sidecar?.stop();
+    await php?.close();
+  });
+
+  it('the page loads the script from the package (bioid-elements.php) and the quick start reaches a verified match in Chromium', async function () {
+    this.timeout(60_000);
+    const script = await fetch(`${php.url}/bioid-elements.php`);
+    assert.strictEqual(script.status, 200);
+    assert.match(script.headers.get('content-type') ?? '', /^text\/javascript/);
+    assert.strictEqual(await script.text(), readFileSync(BUNDLE, 'utf8'));
+    const browser = await launch('chromium');
+    try {
+      const result = await quickStart(browser, `${php.url}/index.php`);
       assert.strictEqual(result.match, true);
     } finally {
       await browser.close();

@@ -63,7 +63,7 @@ function render_page(string $title, string $tokenEndpoint): void
         $attributes .= ' local-service-url="' . h($local) . '"';
     }
     echo '<p>Signed in as ', h($user), "</p>\n",
-        '<script src="', h(env('BIOID_ELEMENTS_URL', '/bioid-elements.js')), "\"></script>\n",
+        '<script src="', h(env('BIOID_ELEMENTS_URL', 'bioid-elements.php')), "\"></script>\n",
         "<bio-enroll {$attributes}></bio-enroll>\n",
         "<bio-verify {$attributes}></bio-verify>\n",
         "<script>\n",
