@@ -59,8 +59,9 @@ bioid-simulator ${version} is running.
             local-service-url="${ready.localServiceUrl}"
             subject-id="${subject}"></bio-verify>
 
-2. Sign in to the development broker once in that browser (sets its session cookie; ?return=<your page>
-   comes back): ${ready.signInUrl}
+2. Sign in to the development broker once in that browser (sets its session cookie; ?return_to=<your page>
+   comes back; login-url="${ready.signInUrl}" on the tag shows that link when the session is missing):
+   ${ready.signInUrl}
 
   middleware-url      ${ready.middlewareUrl}   simulated middleware: checks every token against the IdP
   token-endpoint      ${ready.tokenEndpoint}   development broker: bioid-sdk/broker behind /signin
@@ -68,9 +69,9 @@ bioid-simulator ${version} is running.
   local-service-url   ${ready.localServiceUrl}   local hardware service (workstation ${ready.workstationId}, reader ${ready.deviceId})
   enrolled            ${enrolled}
 
-Your own broker instead (bioid-sdk/broker, brokerOptionsFromEnv):
+Your own backend instead (bioid-sdk/broker's brokerOptionsFromEnv, and BioID on your server):
   BIOID_AUTH_URL=${ready.issuerUrl} BIOID_REALM=${ready.realm} BIOID_CLIENT_ID=${ready.integratorId}
-  BIOID_CLIENT_SECRET=${secret} BIOID_MIDDLEWARE_URL=${ready.middlewareUrl}
+  BIOID_CLIENT_SECRET=${secret} BIOID_INTEGRATOR_ID=${ready.integratorId} BIOID_MIDDLEWARE_URL=${ready.middlewareUrl}
   (the IdP's token endpoint: ${ready.tokenUrl})
 The simulated reader: POST ${ready.localServiceUrl}/sim/finger {"finger":"finger-b"} (finger-a to finger-d, null: none),
   /sim/device {"connected":false}, /sim/workstation {"online":false}

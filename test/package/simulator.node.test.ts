@@ -154,7 +154,7 @@ describe('issue 13 item 7: bioid-simulator as an integrator installs it', functi
     browser = await launch('chromium');
     const tab = await (await browser.newContext()).newPage();
     // The printed sign-in, coming back to the page.
-    await tab.goto(`${ready.signInUrl}?return=${encodeURIComponent(pageUrl)}`);
+    await tab.goto(`${ready.signInUrl}?return_to=${encodeURIComponent(pageUrl)}`);
     assert.strictEqual(await tab.url(), pageUrl);
     await tab.waitForFunction(() => customElements.get('bio-verify') !== undefined);
     const outcome = await runOperation(tab, 'bio-verify');
@@ -175,6 +175,22 @@ describe('issue 13 item 7: bioid-simulator as an integrator installs it', functi
     });
     assert.strictEqual(confirmed.status, 200);
     assert.deepInclude(await confirmed.json(), { verificationId, subjectId: 'alice', match: true });
+  });
+
+  it('the printed backend environment is the one list README quick start 3 and docs/simulator.md copy', () => {
+    assert.ok(simulator, 'started by the previous test');
+    const printed = simulator.output().slice(simulator.output().indexOf('Your own backend instead'));
+    const namesIn = (text: string) => [...new Set([...text.matchAll(/\b(BIOID_[A-Z_]+)=/g)].map((m) => m[1]!))].sort();
+    const list = namesIn(printed.slice(0, printed.indexOf('(the IdP')));
+    assert.include(list, 'BIOID_INTEGRATOR_ID');
+    assert.include(printed, `BIOID_INTEGRATOR_ID=${simulator.ready.integratorId}`);
+    const quickStart3 = readme.slice(readme.indexOf('## Quick start 3'));
+    const comment = /```js\n(\/\/ server\.mjs[\s\S]*?)\nimport/.exec(quickStart3);
+    assert.ok(comment, 'README: quick start 3 opens with the variables it reads');
+    assert.deepStrictEqual(namesIn(comment[1]!), list, 'README quick start 3');
+    const simulatorDoc = readFileSync(join(root, 'docs', 'simulator.md'), 'utf8');
+    const block = /## Your own backend against it[\s\S]*?```sh\n([\s\S]*?)```/.exec(simulatorDoc);
+    assert.deepStrictEqual(namesIn(block![1]!), list, 'docs/simulator.md');
   });
 
   it('SIGTERM stops bioid-simulator: exit 0, every port free', async () => {
