@@ -79,6 +79,23 @@ The simulated reader: POST ${ready.localServiceUrl}/sim/finger {"finger":"finger
 Ctrl-C stops it.`;
 }
 
+/**
+ * oidc-provider warns at import on Node 20 ("Unsupported runtime"), where the simulator works
+ * (docs/simulator.md says so once); a newcomer would take the warning for an error, so that one line is
+ * dropped. Every other warning passes.
+ */
+async function withoutRuntimeWarning<T>(load: () => Promise<T>): Promise<T> {
+  const warn = console.warn;
+  console.warn = (...args: unknown[]) => {
+    if (!String(args[0]).includes('oidc-provider WARNING: Unsupported runtime')) warn(...args);
+  };
+  try {
+    return await load();
+  } finally {
+    console.warn = warn;
+  }
+}
+
 async function main(): Promise<void> {
   const config = readSimulatorConfig(process.argv.slice(2), process.env);
   if (config.help) {
@@ -87,11 +104,9 @@ async function main(): Promise<void> {
   }
   // Loaded only to run: `--help` and a wrong option answer without starting oidc-provider (whose import
   // alone warns on Node 20).
-  const [{ startSimulator }, { startDevBroker }, { enrollSubjects }] = await Promise.all([
-    import('./simulator.js'),
-    import('./dev-broker.js'),
-    import('./seed.js'),
-  ]);
+  const [{ startSimulator }, { startDevBroker }, { enrollSubjects }] = await withoutRuntimeWarning(() =>
+    Promise.all([import('./simulator.js'), import('./dev-broker.js'), import('./seed.js')]),
+  );
   let sim: RunningSimulator | undefined;
   let broker: RunningDevBroker | undefined;
   const stop = async () => {

@@ -135,6 +135,7 @@ describe('issue 13 item 7: bioid-simulator as an integrator installs it', functi
     const { ready } = simulator;
     assert.include(simulator.output(), `<bio-verify middleware-url="${ready.middlewareUrl}"`, 'it prints the tag to paste');
     assert.deepStrictEqual(ready.enrolled, ['alice']);
+    assert.notMatch(simulator.output(), /WARNING|Unsupported runtime/, 'no warning a newcomer would take for an error');
 
     // The README's page, its default addresses replaced by this run's free ports.
     const html = scriptTagQuickStart()
