@@ -117,6 +117,20 @@ describe('issue 13: the packages as installed from their tarballs', function () 
       assert.deepEqual(files.filter((path) => /^(src|test|demo|scripts|bench)\//.test(path)), []);
     });
 
+    it('every relative link and image of the packaged docs resolves to a file inside the package', () => {
+      const { files } = tarballs.get('bioid-sdk')!;
+      const broken: string[] = [];
+      for (const doc of files.filter((path) => path.endsWith('.md'))) {
+        const text = readFileSync(installed('bioid-sdk', doc), 'utf8');
+        for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+          if (/^([a-z][a-z0-9+.-]*:|#)/i.test(target!)) continue;
+          const path = join(dirname(doc), decodeURIComponent(target!.split('#')[0]!)).split('\\').join('/');
+          if (!files.includes(path) && !files.some((file) => file.startsWith(`${path}/`))) broken.push(`${doc}: ${target}`);
+        }
+      }
+      assert.deepEqual(broken, [], 'links that lead outside the package: make them absolute to the repository');
+    });
+
     it('issue 13 item 8: package.json names its repository, homepage, bugs and keywords, and unpkg and jsdelivr serve the script bundle', () => {
       const pkg = JSON.parse(readFileSync(installed('bioid-sdk'), 'utf8'));
       assert.match(pkg.repository?.url, /^git\+https:\/\//);
