@@ -6,8 +6,9 @@
 import { BioID, BioIDError, ReaderAuthError, brokerTokenSource, clearBrokerTokens, createFingerprintReader, version, watchReaderStatus } from './index.js';
 import './elements/tags.js';
 import { configureElements } from './elements/settings.js';
+import type { BioIDSDKGlobal } from './elements/globals.js';
 
-const sdk = {
+const sdk: BioIDSDKGlobal = {
   version,
   BioID,
   createFingerprintReader,
@@ -20,4 +21,4 @@ const sdk = {
 };
 // An own property only: markup with `id="BioIDSDK"` makes window.BioIDSDK an element, which must not
 // stand in for the SDK (a page's sign-out would then clear no token). A second copy keeps the first.
-if (!Object.hasOwn(globalThis, 'BioIDSDK')) (globalThis as { BioIDSDK?: typeof sdk }).BioIDSDK = Object.freeze(sdk);
+if (!Object.hasOwn(globalThis, 'BioIDSDK')) (globalThis as { BioIDSDK?: BioIDSDKGlobal }).BioIDSDK = Object.freeze(sdk);

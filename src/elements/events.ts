@@ -61,6 +61,9 @@ declare global {
   interface DocumentEventMap extends BioEventMap {}
 }
 
+/** The events of an operation element whose `bio-result` carries its own result type `R`. */
+export type BioEventMapOf<R> = Omit<HTMLElementEventMap, 'bio-result'> & { 'bio-result': CustomEvent<BioResultDetail<R>> };
+
 /**
  * Dispatches a bubbling, composed event; returns false when a listener cancelled it (only `bio-start` is
  * cancelable). A removed element emits nothing: the page no longer shows it, so nobody should hear from it.

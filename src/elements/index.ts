@@ -6,6 +6,7 @@ export { BioDiagnostics, BioEnroll, BioEnrolled, BioReaderStatus, BioSearch, Bio
 export { defineElement } from './define.js';
 export { clearBrokerTokens } from '../core/token-broker-client.js';
 export { configureElements, type BioIDElementsConfig } from './settings.js';
+export type { BioIDSDKGlobal } from './globals.js';
 export type { StringKey, Translation } from './localize.js';
 export type {
   BioErrorCode,

@@ -4,7 +4,7 @@ import { BioIDError } from '../core/errors.js';
 import type { DispatchTarget, FingerprintReader, OperationOptions, ReaderPhase } from '../core/reader.js';
 import { watchReaderStatus } from '../core/status-watch.js';
 import { BioElement } from './bio-element.js';
-import { asBioIDError, errorDetail, type BioErrorDetail, type BioOperation } from './events.js';
+import { asBioIDError, errorDetail, type BioErrorDetail, type BioEventMapOf, type BioOperation } from './events.js';
 import { fingerprintGlyph, glyphStyles } from './glyph.js';
 import type { Params, StringKey } from './localize.js';
 import { en } from './translations/en.js';
@@ -40,6 +40,17 @@ const NO_TARGET = { workstationId: '', deviceId: '' };
 
 /** Failures that report the state of the reader or its workstation: they hold only until the status watch reports it ready again. */
 const READER_FAILURES = ['workstation-offline', 'local-service-unreachable', 'no-device', 'local-service'];
+
+/**
+ * Declaration merging: the listeners typed by the element's result type, so that on a `<bio-verify>`
+ * `bio-result`'s `detail.result` is a `VerifyResult`, not `unknown`, under `strict`.
+ */
+export interface BioOperationElement<R> {
+  addEventListener<K extends keyof BioEventMapOf<R>>(type: K, listener: (this: this, event: BioEventMapOf<R>[K]) => unknown, options?: boolean | AddEventListenerOptions): void;
+  addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;
+  removeEventListener<K extends keyof BioEventMapOf<R>>(type: K, listener: (this: this, event: BioEventMapOf<R>[K]) => unknown, options?: boolean | EventListenerOptions): void;
+  removeEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | EventListenerOptions): void;
+}
 
 /**
  * What `bio-enroll`, `bio-verify`, `bio-search` and `bio-enrolled` share: the button, `start()`, the

@@ -70,7 +70,7 @@ async function inProject(code: string): Promise<string> {
 }
 
 /** tsc on one consumer file, with test/package/consumer/tsconfig.json; fails with tsc's own report. */
-async function typeCheck(file: string, compilerOptions: { skipLibCheck?: boolean } = {}): Promise<void> {
+async function typeCheck(file: string, compilerOptions: { skipLibCheck?: boolean; module?: string; moduleResolution?: string } = {}): Promise<void> {
   const config = join(project, `tsconfig.${file}.json`);
   writeFileSync(config, JSON.stringify({ extends: './tsconfig.json', compilerOptions, files: [file] }));
   const tsc = requireFromRoot.resolve('typescript/bin/tsc');
@@ -171,6 +171,53 @@ describe('issue 13: the packages as installed from their tarballs', function () 
         const inPackage = relative(installed('bioid-sdk', ''), file).split('\\').join('/');
         assert.ok(sideEffects.some((glob) => glob.test(inPackage)), `${inPackage} is listed in sideEffects`);
       });
+    });
+
+    for (const resolution of ['Bundler', 'NodeNext'] as const) {
+      it(`README quick start 2, pasted into a .ts file, type-checks under strict with moduleResolution ${resolution}`, async () => {
+        const section = readFileSync(join(root, 'README.md'), 'utf8').split('## Quick start 2')[1]!;
+        const snippet = /```ts\n([\s\S]*?)```/.exec(section)![1]!;
+        const file = `quick-start-2-${resolution}.ts`;
+        writeFileSync(join(project, file), snippet);
+        await typeCheck(file, resolution === 'NodeNext' ? { module: 'NodeNext', moduleResolution: 'NodeNext' } : {});
+      });
+    }
+
+    it('bio-result is typed per element: detail.result of a <bio-verify> is a VerifyResult (a wrong field is an error)', async () => {
+      const file = 'typed-events.ts';
+      writeFileSync(
+        join(project, file),
+        [
+          "import 'bioid-sdk/elements/bio-verify.js';",
+          "document.querySelector('bio-verify')?.addEventListener('bio-result', ({ detail }) => {",
+          '  const match: boolean = detail.result.match;',
+          '  // @ts-expect-error: a VerifyResult has no candidates',
+          '  const candidates: unknown[] = detail.result.candidates;',
+          '  void match;',
+          '  void candidates;',
+          '});',
+          '',
+        ].join('\n'),
+      );
+      await typeCheck(file);
+    });
+
+    it('window.BioIDElementsConfig and window.BioIDSDK are declared for a TypeScript page', async () => {
+      const file = 'window-globals.ts';
+      writeFileSync(
+        join(project, file),
+        [
+          "import type {} from 'bioid-sdk/elements';",
+          "window.BioIDElementsConfig = { workstationId: 'ws-1', deviceId: 'dev-1', strings: { en: { verify: 'Check' } } };",
+          '// @ts-expect-error: not an option',
+          "window.BioIDElementsConfig = { clientSecret: 'x' };",
+          'window.BioIDSDK?.clearBrokerTokens();',
+          "const reader = window.BioIDSDK?.createFingerprintReader({ middlewareUrl: 'https://mw.example.com', getToken: async () => 't' });",
+          'void reader;',
+          '',
+        ].join('\n'),
+      );
+      await typeCheck(file);
     });
 
     it('issue 13 item 4: a React 19 TSX app type-checks against bioid-sdk/react, bio-result typed per tag, and misspelled attributes are errors', async () => {
