@@ -3,14 +3,16 @@
  * A second copy of the script on the same page keeps the first copy's globals (and the first
  * definitions of the tags; see elements/define.ts).
  */
-import { BioID, BioIDError, ReaderAuthError, brokerTokenSource, clearBrokerTokens, createFingerprintReader, version, watchReaderStatus } from './index.js';
+import { BioIDError, ReaderAuthError, brokerTokenSource, clearBrokerTokens, createFingerprintReader, version, watchReaderStatus } from './index.js';
+import { BioIDCore } from './core/bioid-core.js';
 import './elements/tags.js';
 import { configureElements } from './elements/settings.js';
 import type { BioIDSDKGlobal } from './elements/globals.js';
 
 const sdk: BioIDSDKGlobal = {
   version,
-  BioID,
+  // Without confirmVerification: a confirmation in a browser proves nothing (core/bioid-core.ts).
+  BioID: BioIDCore,
   createFingerprintReader,
   BioIDError,
   ReaderAuthError,

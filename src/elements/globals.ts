@@ -3,12 +3,14 @@
  * reads, and what the script tag (`dist/bioid-elements.js`) exposes. Types only: nothing here runs.
  */
 import type * as core from '../index.js';
+import type { BioIDCore } from '../core/bioid-core.js';
 import type { BioIDElementsConfig, configureElements } from './settings.js';
 
 /** `window.BioIDSDK`, set by the script tag; absent when the elements come from a bundler. */
 export interface BioIDSDKGlobal {
   version: string;
-  BioID: typeof core.BioID;
+  /** `BioID` without `confirmVerification`, which belongs on your server (docs/core.md). */
+  BioID: typeof BioIDCore;
   createFingerprintReader: typeof core.createFingerprintReader;
   BioIDError: typeof core.BioIDError;
   ReaderAuthError: typeof core.ReaderAuthError;
