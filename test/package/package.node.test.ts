@@ -115,6 +115,10 @@ describe('issue 13: the packages as installed from their tarballs', function () 
         assert.include(files, path);
       }
       assert.deepEqual(files.filter((path) => /^(src|test|demo|scripts|bench)\//.test(path)), []);
+      // Images stay in the repository (the docs link to them there); the only source map is the minified
+      // script's, the rest of dist/ is readable as shipped.
+      assert.deepEqual(files.filter((path) => /\.(png|jpe?g|gif)$/.test(path)), [], 'no images');
+      assert.deepEqual(files.filter((path) => path.endsWith('.map')), ['dist/bioid-elements.js.map'], 'one source map');
     });
 
     it('every relative link and image of the packaged docs resolves to a file inside the package', () => {
