@@ -8,7 +8,7 @@ import { asBioIDError, errorDetail, type BioErrorDetail, type BioEventMapOf, typ
 import { fingerprintGlyph, glyphStyles } from './glyph.js';
 import type { Params, StringKey } from './localize.js';
 import { en } from './translations/en.js';
-import { hadSession, loginLinkFor, readerFor, statusOptionsFor, type Settings } from './settings.js';
+import { hadSession, loginLinkFor, readerFor, statusOptionsFor, tokenSourceFor, type Settings } from './settings.js';
 import { baseStyles } from './styles.js';
 
 interface View {
@@ -95,10 +95,28 @@ export abstract class BioOperationElement<R> extends BioElement {
   private running: Promise<R> | undefined;
   private controller: AbortController | undefined;
   private unwatch: (() => void) | undefined;
+  private warmedAt = -Infinity;
 
   constructor() {
     super();
     this.view = { kind: 'idle', step: 0 };
+    // The first sign of intent gets the token ready, so the click sends the dispatch alone.
+    for (const intent of ['pointerenter', 'focusin', 'touchstart']) this.addEventListener(intent, () => this.warmToken(), { passive: true });
+  }
+
+  /**
+   * Asks for the token through the page's single flight: a valid token is the cached one (no request), so
+   * the broker is still called once per token life, and never on a page whose elements nobody approaches.
+   * A refusal is not cached, so one try per ten seconds at most; the click reports any failure.
+   */
+  private warmToken(): void {
+    if (this.view.kind === 'running' || performance.now() - this.warmedAt < 10_000) return;
+    this.warmedAt = performance.now();
+    try {
+      tokenSourceFor(this.localName, this.settings()).get().catch(() => {});
+    } catch {
+      // Settings that cannot give a token: the click says what is wrong.
+    }
   }
 
   /** Runs the operation; resolves with the middleware's answer, rejects (after `bio-error`) with the error whose code it carries. */
