@@ -69,12 +69,22 @@ export async function send(request: SendRequest, options: SendOptions): Promise<
 
   const controller = new AbortController();
   let timedOut = false;
+  let done = false;
+  let cutOff!: () => void;
+  // Rejects when the call is cut off (timeout or the caller's abort). Each wait below races it, so a
+  // fetchImpl that ignores init.signal cannot hold the caller past timeoutMs (docs/core.md, timeouts).
+  const stopped = new Promise<never>((_, reject) => {
+    cutOff = () => {
+      controller.abort();
+      reject();
+    };
+  });
+  const within = <T>(step: Promise<T>) => Promise.race([step, stopped]);
   const timer = setTimeout(() => {
     timedOut = true;
-    controller.abort();
+    cutOff();
   }, options.timeoutMs);
-  const onCallerAbort = () => controller.abort();
-  options.signal?.addEventListener('abort', onCallerAbort, { once: true });
+  options.signal?.addEventListener('abort', cutOff, { once: true });
 
   const headers: Record<string, string> = { ...request.headers };
   let body: BodyInit | undefined;
@@ -87,7 +97,7 @@ export async function send(request: SendRequest, options: SendOptions): Promise<
   }
 
   try {
-    const response = await fetchImpl(url, {
+    const fetched = fetchImpl(url, {
       method: request.method ?? 'GET',
       headers,
       body,
@@ -96,10 +106,15 @@ export async function send(request: SendRequest, options: SendOptions): Promise<
       redirect: 'manual',
       cache: 'no-store',
     });
+    // An answer that arrives after the cut-off is dropped, its body cancelled.
+    fetched.then((late) => {
+      if (done) late.body?.cancel().catch(noop);
+    }, noop);
+    const response = await within(fetched);
     const refuse = (what: string) =>
       new BioIDError(options.badAnswerCode ?? 'bad-response', `${who} answered with ${what}`, { status: response.status || undefined, retryable: false });
     const limit = request.maxBytes ?? MAX_BODY_BYTES;
-    const text = await readBody(response, limit);
+    const text = await readBody(response, limit, within);
     if (text === undefined) {
       controller.abort(); // the rest is not transferred
       throw refuse(`a body over the ${limit >> 20} MiB limit.`);
@@ -121,8 +136,9 @@ export async function send(request: SendRequest, options: SendOptions): Promise<
       { cause: error },
     );
   } finally {
+    done = true;
     clearTimeout(timer);
-    options.signal?.removeEventListener('abort', onCallerAbort);
+    options.signal?.removeEventListener('abort', cutOff);
   }
 }
 
@@ -131,19 +147,26 @@ export async function send(request: SendRequest, options: SendOptions): Promise<
  * answer is never held whole. Content-Length may announce the excess before a byte is read; it may also
  * be absent or wrong (chunked, compressed), so the bytes are counted too.
  */
-async function readBody(response: Response, limit: number): Promise<string | undefined> {
+async function readBody(response: Response, limit: number, within: <T>(step: Promise<T>) => Promise<T>): Promise<string | undefined> {
   if (Number(response.headers.get('content-length')) > limit) return undefined;
   const reader = response.body?.getReader?.();
   // No body, or a fetch stand-in without web streams.
-  if (!reader) return response.text();
+  if (!reader) return within(response.text());
   const decoder = new TextDecoder();
   let text = '';
-  for (let size = 0, chunk; !(chunk = await reader.read()).done; ) {
-    if ((size += chunk.value.length) > limit) return undefined;
-    text += decoder.decode(chunk.value, { stream: true });
+  try {
+    for (let size = 0, chunk; !(chunk = await within(reader.read())).done; ) {
+      if ((size += chunk.value.length) > limit) return undefined;
+      text += decoder.decode(chunk.value, { stream: true });
+    }
+  } finally {
+    // Over the limit or cut off: the rest is not read, whatever the fetch does with the signal.
+    reader.cancel().catch(noop);
   }
   return text + decoder.decode();
 }
+
+const noop = () => {};
 
 /** A redirect not followed: 'opaqueredirect' in a browser, the 3xx itself elsewhere, `redirected` if a fetch stand-in followed it anyway. */
 export function isRedirect(reply: Reply): boolean {
