@@ -3,7 +3,7 @@
  * at construction and exposes `reader`, which shares its middleware URL, auth, integrator id, fetch and
  * timeout, with `readerServiceUrl` as its local service.
  */
-import { idpClientCredentialsSource, isBrowserLike, isTokenSource, tokenProviderSource, type TokenSource } from './auth.js';
+import { boundedSource, idpClientCredentialsSource, isBrowserLike, isTokenSource, tokenProviderSource, type TokenSource } from './auth.js';
 import {
   DEFAULT_READER_SERVICE_URL,
   SHARED_OPTIONS,
@@ -94,7 +94,7 @@ export class BioID {
     const type = (value as { type?: unknown } | null)?.type;
     if (type === 'tokenProvider') {
       const auth = readOptions(value, TOKEN_PROVIDER_OPTIONS, 'auth (tokenProvider)');
-      if (isTokenSource(auth.getToken)) return auth.getToken;
+      if (isTokenSource(auth.getToken)) return boundedSource(auth.getToken, this.timeoutMs);
       if (typeof auth.getToken !== 'function') {
         throw new BioIDError('config', 'auth.getToken is required: a function resolving to a middleware access token from your token broker, or brokerTokenSource(url).');
       }

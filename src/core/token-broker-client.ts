@@ -6,8 +6,8 @@
  * "sign in again" (`session-expired`), "the browser withheld the cookie" (`cookie-blocked`) and "try again
  * later" (`broker-unavailable`) apart.
  */
-import { cachedTokenSource, type TokenSource } from './auth.js';
-import { DEFAULT_TIMEOUT_MS, millisecondsOr, readOptions, requireEndpointUrl, requireHttpUrl } from './config.js';
+import { boundedSource, cachedTokenSource, type TokenSource } from './auth.js';
+import { DEFAULT_TIMEOUT_MS, millisecondsOr, own, readOptions, requireEndpointUrl, requireHttpUrl } from './config.js';
 import { BioIDError, ReaderAuthError, messageOf, type TokenErrorCode } from './errors.js';
 import { describeReply, isRedirect, send, type Reply } from './http.js';
 import { parseTokenResponse } from './token-response.js';
@@ -37,7 +37,10 @@ export function brokerTokenSource(url: string, options: BrokerTokenSourceOptions
     cache = new TokenCache(() => fetchBrokerToken(endpoint, timeoutMs));
     caches.set(endpoint, cache);
   }
-  return { ...cachedTokenSource(cache), bind: (_token, origin) => bind(origin, endpoint) };
+  const source: TokenSource = { ...cachedTokenSource(cache), bind: (_token, origin) => bind(origin, endpoint) };
+  // A timeout given here bounds this source's waits (the page-wide cache may have been made with another);
+  // without one, the reader or BioID it is given to bounds them by its own timeoutMs (spec 8).
+  return own(options, 'timeoutMs') === undefined ? source : boundedSource(source, timeoutMs);
 }
 
 /**

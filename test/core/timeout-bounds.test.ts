@@ -4,9 +4,9 @@
  */
 import { assert } from 'chai';
 import { rejectsWith } from '../support/expect-error.js';
-import { BioID, createFingerprintReader } from '../../src/index.js';
+import { BioID, brokerTokenSource, clearBrokerTokens, createFingerprintReader } from '../../src/index.js';
 import { json } from '../support/fake-network.js';
-import { LOCAL, MW, STATUS } from '../support/sdk-fixtures.js';
+import { LOCAL, MW, STATUS, standardNetwork } from '../support/sdk-fixtures.js';
 
 const IDP = 'https://idp.example.com';
 const PIN = { workstationId: 'ws-7', deviceId: 'dev-1' };
@@ -89,5 +89,41 @@ describe('timeoutMs bounds every call, whatever the fetch does (spec 8)', () => 
     const reader = createFingerprintReader({ middlewareUrl: MW, getToken: 'tok', fetchImpl, timeoutMs: 300 });
     await rejectionTime(reader.search(), { code: 'timeout' });
     assert.isTrue(signal?.aborted);
+  });
+
+  describe('the token fetch through brokerTokenSource(url)', () => {
+    const BROKER = 'https://app.example.com/bioid/token';
+    const realFetch = globalThis.fetch;
+    let held: ((response: Response) => void)[] = [];
+    beforeEach(() => {
+      clearBrokerTokens();
+      // The broker never answers (the page's own fetch: brokerTokenSource takes no fetchImpl).
+      globalThis.fetch = () => new Promise<Response>((resolve) => held.push(resolve));
+    });
+    afterEach(() => {
+      globalThis.fetch = realFetch;
+      // End the shared flights, so no broker timer outlives the test.
+      for (const resolve of held) resolve(new Response('{}', { status: 503 }));
+      held = [];
+      clearBrokerTokens();
+    });
+
+    it("spec 8: a reader's timeoutMs bounds its wait for a token from brokerTokenSource(url)", async () => {
+      const reader = createFingerprintReader({ ...PIN, middlewareUrl: MW, fetchImpl: standardNetwork().fetch, timeoutMs: 300, getToken: brokerTokenSource(BROKER) });
+      const ms = await rejectionTime(reader.search(), { code: 'timeout', message: /within 300 ms/ });
+      assert.isBelow(ms, 1500);
+    });
+
+    it("spec 8: a BioID instance's timeoutMs bounds its wait for a token from brokerTokenSource(url)", async () => {
+      const bio = new BioID({ ...PIN, middlewareUrl: MW, fetchImpl: standardNetwork().fetch, timeoutMs: 300, auth: { type: 'tokenProvider', getToken: brokerTokenSource(BROKER) } });
+      const ms = await rejectionTime(bio.reader.search(), { code: 'timeout', message: /within 300 ms/ });
+      assert.isBelow(ms, 1500);
+    });
+
+    it('spec 8: a source given its own timeoutMs (brokerTokenSource(url, { timeoutMs })) keeps it', async () => {
+      const reader = createFingerprintReader({ ...PIN, middlewareUrl: MW, fetchImpl: standardNetwork().fetch, timeoutMs: 300, getToken: brokerTokenSource(BROKER, { timeoutMs: 700 }) });
+      const ms = await rejectionTime(reader.search(), { message: /within 700 ms/ });
+      assert.isAtLeast(ms, 650);
+    });
   });
 });
