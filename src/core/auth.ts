@@ -20,6 +20,8 @@ export interface TokenSource {
    * bound to another middleware (product.md 5). Sources whose tokens serve one middleware need none.
    */
   bind?(token: string, origin: string): void;
+  /** Called when the middleware refused `token` again after a refresh: it is not handed out again. */
+  drop?(token: string): void;
   /** Set when the source bounds its own waits (`brokerTokenSource(url, { timeoutMs })`); otherwise the instance's timeoutMs does. */
   timeoutMs?: number;
 }
@@ -37,6 +39,7 @@ export function boundedSource(source: TokenSource, timeoutMs: number): TokenSour
         get: (signal) => wait(source.get(signal)),
         refresh: (stale, signal) => wait(source.refresh(stale, signal)),
         bind: (token, origin) => source.bind?.(token, origin),
+        drop: (token) => source.drop?.(token),
       };
 }
 
@@ -87,6 +90,7 @@ export function cachedTokenSource(cache: TokenCache): TokenSource {
   return {
     get: (signal) => untilAborted(cache.get(), signal),
     refresh: (stale, signal) => untilAborted(cache.refresh(stale), signal),
+    drop: (token) => cache.drop(token),
   };
 }
 

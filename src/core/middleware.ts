@@ -44,9 +44,11 @@ export async function callMiddleware(ctx: MiddlewareContext, call: MiddlewareCal
   let token = await ctx.tokens.get(call.signal);
   let reply = await attempt(token);
   if (reply.status === 401) {
-    // Spec 5.3: a new token, then the same request once more. A second 401 is final.
+    // Spec 5.3: a new token, then the same request once more. A second 401 is final, and that token is
+    // not sent again: the next call starts from a fresh one.
     token = await ctx.tokens.refresh(token, call.signal);
     reply = await attempt(token);
+    if (reply.status === 401) ctx.tokens.drop?.(token);
   }
   if (!reply.ok) throw middlewareError(reply, token);
   if (!isJsonObject(reply.json)) {

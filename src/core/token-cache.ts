@@ -54,8 +54,13 @@ export class TokenCache {
     if (this.inflight) return this.inflight;
     const held = this.held;
     if (held && held.value !== stale && this.now() < held.expiresAt) return Promise.resolve(held.value);
-    if (held?.value === stale) this.held = undefined;
+    this.drop(stale);
     return this.fetch();
+  }
+
+  /** Forgets `refused` if it is the cached token: a token the middleware refused is never handed out again (spec 5.3). */
+  drop(refused: string): void {
+    if (this.held?.value === refused) this.held = undefined;
   }
 
   /** Seconds of life left in the cached token (what a broker reports as expires_in), or undefined. */
