@@ -4,7 +4,7 @@
  * every body by `MAX_BODY_BYTES`, the caller's AbortSignal honoured, and every failure mapped to a
  * `BioIDError` that names the URL.
  */
-import { BioIDError, scrubServerText, type BioIDErrorCode } from './errors.js';
+import { BioIDError, scrubServerText, type BioIDErrorCode, type Secrets } from './errors.js';
 
 export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
 
@@ -17,6 +17,8 @@ export interface SendOptions {
   peer: string;
   /** The code of a wrong answer (a body over the limit, a redirect); default `bad-response`. */
   badAnswerCode?: BioIDErrorCode;
+  /** Values sent (a token, the client secret) that no message about this call may show (docs/core.md, Errors). */
+  secrets?: Secrets;
 }
 
 export interface SendRequest {
@@ -53,6 +55,8 @@ export interface Reply {
   redirected: boolean;
   /** 'opaqueredirect' for a redirect not followed (request.redirect 'manual') in a browser. */
   type: ResponseType;
+  /** The call's `secrets`, removed by `describeReply`. */
+  secrets?: Secrets;
 }
 
 export async function send(request: SendRequest, options: SendOptions): Promise<Reply> {
@@ -120,6 +124,7 @@ export async function send(request: SendRequest, options: SendOptions): Promise<
       throw refuse(`a body over the ${limit >> 20} MiB limit.`);
     }
     const reply = toReply(url, response, text);
+    reply.secrets = options.secrets;
     if (isRedirect(reply) && !request.redirectIsReply) {
       throw refuse(`a redirect${reply.status ? ` (HTTP ${reply.status})` : ''}, which is never followed; configure the final address.`);
     }
@@ -132,7 +137,7 @@ export async function send(request: SendRequest, options: SendOptions): Promise<
     if (error instanceof BioIDError) throw error;
     throw new BioIDError(
       'network',
-      `Could not reach ${options.peer} at ${url}${describeNetworkError(error)}.`,
+      `Could not reach ${options.peer} at ${url}${describeNetworkError(error, options.secrets)}.`,
       { cause: error },
     );
   } finally {
@@ -205,21 +210,19 @@ function abortedError(peer: string, url: string, reason: unknown): BioIDError {
   });
 }
 
-function describeNetworkError(error: unknown): string {
+function describeNetworkError(error: unknown, secrets?: Secrets): string {
   if (!(error instanceof Error)) return '';
   const cause = (error as { cause?: { code?: unknown } }).cause;
   const code = typeof cause?.code === 'string' ? cause.code : '';
   const detail = code || error.message;
-  return detail ? ` (${scrubServerText(detail, 120)})` : '';
+  return detail ? ` (${scrubServerText(detail, 120, secrets)})` : '';
 }
 
 const capitalize = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
-/** What the server said, for an error message: its `error`/`message` fields, or its text, scrubbed (of `token` too, when given). */
-export function describeReply(reply: Reply, token?: string): string {
-  // The token that was sent is removed whatever its alphabet (an opaque token matches no JWT or Bearer
-  // pattern); one under 8 characters is a test stand-in that would match ordinary words.
-  const scrub = (text: string) => scrubServerText(token && token.length >= 8 ? text.split(token).join('[redacted]') : text);
+/** What the server said, for an error message: its `error`/`message` fields, or its text, scrubbed (of the call's `secrets` too). */
+export function describeReply(reply: Reply): string {
+  const scrub = (text: string) => scrubServerText(text, 200, reply.secrets);
   if (reply.json && typeof reply.json === 'object') {
     const { error, message, error_description } = reply.json as Record<string, unknown>;
     const parts = [error, error_description, message].filter(
