@@ -8,6 +8,7 @@ import {
   DEFAULT_READER_SERVICE_URL,
   SHARED_OPTIONS,
   httpUrlOr,
+  optionalIntegratorId,
   optionalString,
   passThrough,
   readOptions,
@@ -29,7 +30,7 @@ import { newReader, type FingerprintReader } from './reader.js';
 const CONFIG_OPTIONS = {
   middlewareUrl: requireSecureUrl,
   auth: passThrough,
-  integratorId: optionalString,
+  integratorId: optionalIntegratorId,
   readerServiceUrl: httpUrlOr(DEFAULT_READER_SERVICE_URL),
   ...SHARED_OPTIONS,
 };

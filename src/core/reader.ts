@@ -10,7 +10,7 @@ import {
   SHARED_OPTIONS,
   httpUrlOr,
   isSegmentId,
-  optionalString,
+  optionalIntegratorId,
   own,
   passThrough,
   readOptions,
@@ -262,7 +262,7 @@ const unexpected = (operation: string, what: string) =>
 const READER_OPTIONS = {
   getToken: passThrough,
   middlewareUrl: requireSecureUrl,
-  integratorId: optionalString,
+  integratorId: optionalIntegratorId,
   localServiceUrl: httpUrlOr(DEFAULT_READER_SERVICE_URL),
   ...SHARED_OPTIONS,
 };
