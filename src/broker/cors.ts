@@ -8,8 +8,11 @@
  * `Headers` per request is most of what a cached answer would otherwise cost.
  */
 
-/** Headers the frontend may send: the anti-CSRF header, and Authorization for a subject token in exchange mode. */
-const ALLOWED_REQUEST_HEADERS = 'X-CSRF, Authorization';
+/**
+ * Headers the frontend may send: the anti-CSRF header, Authorization for a subject token in exchange mode,
+ * and X-Refused-Token after the middleware refused a token (docs/broker-contract.md).
+ */
+const ALLOWED_REQUEST_HEADERS = 'X-CSRF, Authorization, X-Refused-Token';
 const PREFLIGHT_MAX_AGE_SECONDS = '600';
 
 export type HeaderRecord = Record<string, string>;

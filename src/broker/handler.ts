@@ -16,7 +16,7 @@ import { TokenCache, type IssuedToken } from '../core/token-cache.js';
 import { corsHeaders, preflightAnswer, type HeaderRecord } from './cors.js';
 import { resolveBrokerOptions, type BrokerContext, type TokenBrokerOptions } from './options.js';
 import { defaultRefusalLog, refusalOrigin, type RefusalReason } from './refusal.js';
-import { UserTokens } from './user-tokens.js';
+import { UserTokens, unlessRefused } from './user-tokens.js';
 
 export type TokenBrokerHandler = (request: Request, context?: BrokerContext) => Promise<Response>;
 
@@ -125,8 +125,9 @@ export function createBrokerCore(options: TokenBrokerOptions): BrokerCore {
     input: BrokerInput,
     origin: string | null,
   ): Promise<{ accessToken: string; remaining: number | undefined } | BrokerAnswer> {
+    const refused = input.header('x-refused-token');
     if (shared) {
-      const accessToken = await shared.get();
+      const accessToken = await unlessRefused(shared, await shared.get(), refused);
       return { accessToken, remaining: shared.remainingSeconds() };
     }
     let subjectToken: unknown;
@@ -137,7 +138,7 @@ export function createBrokerCore(options: TokenBrokerOptions): BrokerCore {
       return json(500, { error: MESSAGES.internal }, origin);
     }
     if (typeof subjectToken !== 'string' || subjectToken.trim() === '') return refusal(401, 'no-subject-token', input, origin);
-    const { accessToken, remainingSeconds } = await perUser!.get(subjectToken);
+    const { accessToken, remainingSeconds } = await perUser!.get(subjectToken, refused);
     return { accessToken, remaining: remainingSeconds };
   }
 

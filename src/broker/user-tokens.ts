@@ -17,7 +17,7 @@
  *  - when a user's subject token changes (an exchange of a new one issues a token for the same `sub`), the
  *    entries of that user's earlier subject tokens are dropped at once.
  */
-import { TokenCache, type IssuedToken } from '../core/token-cache.js';
+import { TokenCache, hashToken, type IssuedToken } from '../core/token-cache.js';
 
 export const DEFAULT_MAX_REUSE_MS = 60_000;
 
@@ -63,7 +63,8 @@ export class UserTokens {
     return this.entries.size;
   }
 
-  async get(subjectToken: string): Promise<UserTokenResult> {
+  /** The user's token; `refused`, the hash of a token the middleware refused (X-Refused-Token), replaces that one. */
+  async get(subjectToken: string, refused?: string | null): Promise<UserTokenResult> {
     const key = await hashToken(subjectToken);
     let entry = this.entries.get(key);
     if (!entry) {
@@ -80,7 +81,10 @@ export class UserTokens {
     entry.subjectToken = subjectToken;
     entry.busy += 1;
     try {
-      const accessToken = await entry.cache.get();
+      const held = await entry.cache.get();
+      // An exchange just made consumed the subject token: re-arm it for a refusal's exchange.
+      entry.subjectToken = subjectToken;
+      const accessToken = await unlessRefused(entry.cache, held, refused);
       return { accessToken, remainingSeconds: entry.cache.remainingSeconds() };
     } catch (error) {
       // A failure is not cached (TokenCache) and leaves no entry behind either.
@@ -147,10 +151,12 @@ function userOf(accessToken: string): string | undefined {
   }
 }
 
-/** base64url SHA-256 through Web Crypto, so the broker runs in Node, workers and edge runtimes alike. */
-async function hashToken(token: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(token));
-  let binary = '';
-  for (const byte of new Uint8Array(digest)) binary += String.fromCharCode(byte);
-  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+/**
+ * Rule 13 (docs/broker-contract.md): a client names the token the middleware refused by its hash
+ * (X-Refused-Token). Only when that is the token `cache` holds is it dropped and exchanged again; the
+ * next token has another hash, so each token causes at most one exchange, and concurrent requests share
+ * it (single flight). Any other value, or none, changes nothing.
+ */
+export async function unlessRefused(cache: TokenCache, token: string, refused: string | null | undefined): Promise<string> {
+  return refused && refused === (await hashToken(token)) ? cache.refresh(token) : token;
 }

@@ -20,8 +20,37 @@ export interface TokenSource {
    * bound to another middleware (product.md 5). Sources whose tokens serve one middleware need none.
    */
   bind?(token: string, origin: string): void;
+  /** Called when the middleware refused `token` again after a refresh: it is not handed out again. */
+  drop?(token: string): void;
+  /** Set when the source bounds its own waits (`brokerTokenSource(url, { timeoutMs })`); otherwise the instance's timeoutMs does. */
+  timeoutMs?: number;
 }
 
+/**
+ * Spec 8: the instance's `timeoutMs` bounds the caller's wait for `source` (the shared flight may go on
+ * for other callers), unless the source bounds its own waits.
+ */
+export function boundedSource(source: TokenSource, timeoutMs: number): TokenSource {
+  const wait = (token: Promise<string>) => within(token, timeoutMs, 'The token source');
+  return source.timeoutMs
+    ? source
+    : {
+        timeoutMs,
+        get: (signal) => wait(source.get(signal)),
+        refresh: (stale, signal) => wait(source.refresh(stale, signal)),
+        bind: (token, origin) => source.bind?.(token, origin),
+        drop: (token) => source.drop?.(token),
+      };
+}
+
+/** `promise`, or a `timeout` error naming `what` once `timeoutMs` has passed. */
+function within<T>(promise: Promise<T>, timeoutMs: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new BioIDError('timeout', `${what} did not settle within ${timeoutMs} ms.`)), timeoutMs);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
 
 /**
  * Spec 2.2 A and 2.3: tokens from a caller's function (or a fixed string). The function's failures
@@ -61,6 +90,7 @@ export function cachedTokenSource(cache: TokenCache): TokenSource {
   return {
     get: (signal) => untilAborted(cache.get(), signal),
     refresh: (stale, signal) => untilAborted(cache.refresh(stale), signal),
+    drop: (token) => cache.drop(token),
   };
 }
 
@@ -72,17 +102,8 @@ async function callGetToken(
   if (typeof getToken === 'string') {
     value = getToken;
   } else {
-    let timer: ReturnType<typeof setTimeout> | undefined;
     try {
-      value = await Promise.race([
-        Promise.resolve().then(getToken),
-        new Promise((_, reject) => {
-          timer = setTimeout(
-            () => reject(new BioIDError('timeout', `getToken did not settle within ${timeoutMs} ms.`)),
-            timeoutMs,
-          );
-        }),
-      ]);
+      value = await within(Promise.resolve().then(getToken), timeoutMs, 'getToken');
     } catch (error) {
       if (error instanceof ReaderAuthError || (error instanceof BioIDError && error.code === 'timeout')) throw error;
       throw new ReaderAuthError(`getToken failed: ${scrubServerText(messageOf(error))}`, {
@@ -90,8 +111,6 @@ async function callGetToken(
         retryable: error instanceof BioIDError ? error.retryable : false,
         ...(error instanceof BioIDError && error.status !== undefined ? { status: error.status } : {}),
       });
-    } finally {
-      clearTimeout(timer);
     }
   }
   return checkToken(value);

@@ -5,11 +5,12 @@
  * tag exposes this class as `window.BioIDSDK.BioID`: confirming a verification in a browser proves
  * nothing, so the page does not carry that code (`BioID` of `bioid-sdk` adds it, bioid.ts).
  */
-import { idpClientCredentialsSource, isBrowserLike, isTokenSource, tokenProviderSource, type TokenSource } from './auth.js';
+import { boundedSource, idpClientCredentialsSource, isBrowserLike, isTokenSource, tokenProviderSource, type TokenSource } from './auth.js';
 import {
   DEFAULT_READER_SERVICE_URL,
   SHARED_OPTIONS,
   httpUrlOr,
+  optionalIntegratorId,
   optionalString,
   passThrough,
   readOptions,
@@ -30,7 +31,7 @@ import { newReader, type FingerprintReader } from './reader.js';
 const CONFIG_OPTIONS = {
   middlewareUrl: requireSecureUrl,
   auth: passThrough,
-  integratorId: optionalString,
+  integratorId: optionalIntegratorId,
   readerServiceUrl: httpUrlOr(DEFAULT_READER_SERVICE_URL),
   ...SHARED_OPTIONS,
 };
@@ -86,7 +87,7 @@ export class BioIDCore {
     const type = (value as { type?: unknown } | null)?.type;
     if (type === 'tokenProvider') {
       const auth = readOptions(value, TOKEN_PROVIDER_OPTIONS, 'auth (tokenProvider)');
-      if (isTokenSource(auth.getToken)) return auth.getToken;
+      if (isTokenSource(auth.getToken)) return boundedSource(auth.getToken, this.timeoutMs);
       if (typeof auth.getToken !== 'function') {
         throw new BioIDError('config', 'auth.getToken is required: a function resolving to a middleware access token from your token broker, or brokerTokenSource(url).');
       }

@@ -159,6 +159,20 @@ export function optionalString(value: unknown, field: string): string | undefine
 }
 
 /**
+ * Spec 2.1: integratorId is optional; `null` means not supplied, as for the pins. It travels as the
+ * X-Integrator-Id header, so a value no header can carry (a line break, characters outside visible ASCII
+ * and space) is refused here, at construction, not at dispatch as a network failure.
+ */
+export const optionalIntegratorId: Check<string | undefined> = (value, field) => {
+  if (value == null) return undefined;
+  if (typeof value === 'string' && value.trim() === '') throw configError(`${field} is empty: give the tenant id, or leave it out.`);
+  if (typeof value !== 'string' || !/^[\x20-\x7E]+$/.test(value)) {
+    throw configError(`${field} must be visible ASCII characters and spaces: it is sent as the X-Integrator-Id header.`);
+  }
+  return value;
+};
+
+/**
  * An absolute http(s) URL, returned without a trailing slash so paths join predictably. `secure`: the
  * address of a party that receives a token or the client secret (the middleware, the identity provider),
  * so https, or plain http on loopback only, where nothing crosses a network (issue 12, item 2).

@@ -129,11 +129,18 @@ export function callListener<A extends unknown[]>(listener: ((...args: A) => voi
 /** `text` as one sentence: a final period added only when it does not already end in one. */
 export const sentence = (text: string): string => (/[.!?…]$/.test(text) ? text : `${text}.`);
 
+/** Secret values a text must not show; null and undefined are skipped (a form field not set). */
+export type Secrets = readonly (string | null | undefined)[];
+
 /**
  * Text received from a server (middleware, IdP, local service) goes into messages only through here:
  * shortened, on one line, and with anything that looks like a token or secret replaced.
  */
-export function scrubServerText(text: string, maxLength = 200): string {
+export function scrubServerText(text: string, maxLength = 200, secrets: Secrets = []): string {
+  // The values the SDK holds (the token sent, the client secret, a subject token) go first, whole, whatever
+  // surrounds them: an opaque one matches no pattern below. One under 8 characters is a test stand-in
+  // that would match ordinary words.
+  for (const secret of secrets) if (secret && secret.length >= 8) text = text.split(secret).join('[redacted]');
   // Only the head can be shown; what reaches a pattern is bounded, whatever the server sent.
   let out = text.slice(0, maxLength * 8).replace(/\s+/g, ' ').trim();
   out = out

@@ -85,7 +85,8 @@ export function tokenExchangeForm(client: IdpClient, subjectToken: string): URLS
 export async function exchangeToken(endpoint: string, form: URLSearchParams, options: ExchangeOptions) {
   const reply = await send(
     { url: endpoint, method: 'POST', body: form, headers: { Accept: 'application/json' } },
-    { ...options, peer: 'the identity provider' },
+    // An identity provider may quote what it was sent in its error text; those values never reach a message.
+    { ...options, peer: 'the identity provider', secrets: [form.get('client_secret'), form.get('subject_token')] },
   );
   return parseTokenResponse(reply, `The identity provider at ${endpoint}`);
 }

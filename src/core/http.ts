@@ -4,7 +4,7 @@
  * every body by `MAX_BODY_BYTES`, the caller's AbortSignal honoured, and every failure mapped to a
  * `BioIDError` that names the URL.
  */
-import { BioIDError, scrubServerText, type BioIDErrorCode } from './errors.js';
+import { BioIDError, scrubServerText, type BioIDErrorCode, type Secrets } from './errors.js';
 
 export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
 
@@ -17,6 +17,8 @@ export interface SendOptions {
   peer: string;
   /** The code of a wrong answer (a body over the limit, a redirect); default `bad-response`. */
   badAnswerCode?: BioIDErrorCode;
+  /** Values sent (a token, the client secret) that no message about this call may show (docs/core.md, Errors). */
+  secrets?: Secrets;
 }
 
 export interface SendRequest {
@@ -53,6 +55,8 @@ export interface Reply {
   redirected: boolean;
   /** 'opaqueredirect' for a redirect not followed (request.redirect 'manual') in a browser. */
   type: ResponseType;
+  /** The call's `secrets`, removed by `describeReply`. */
+  secrets?: Secrets;
 }
 
 export async function send(request: SendRequest, options: SendOptions): Promise<Reply> {
@@ -69,12 +73,22 @@ export async function send(request: SendRequest, options: SendOptions): Promise<
 
   const controller = new AbortController();
   let timedOut = false;
+  let done = false;
+  let cutOff!: () => void;
+  // Rejects when the call is cut off (timeout or the caller's abort). Each wait below races it, so a
+  // fetchImpl that ignores init.signal cannot hold the caller past timeoutMs (docs/core.md, timeouts).
+  const stopped = new Promise<never>((_, reject) => {
+    cutOff = () => {
+      controller.abort();
+      reject();
+    };
+  });
+  const within = <T>(step: Promise<T>) => Promise.race([step, stopped]);
   const timer = setTimeout(() => {
     timedOut = true;
-    controller.abort();
+    cutOff();
   }, options.timeoutMs);
-  const onCallerAbort = () => controller.abort();
-  options.signal?.addEventListener('abort', onCallerAbort, { once: true });
+  options.signal?.addEventListener('abort', cutOff, { once: true });
 
   const headers: Record<string, string> = { ...request.headers };
   let body: BodyInit | undefined;
@@ -87,7 +101,8 @@ export async function send(request: SendRequest, options: SendOptions): Promise<
   }
 
   try {
-    const response = await fetchImpl(url, {
+    // Promise.resolve: a fetch stand-in may answer a Response itself rather than a promise of one.
+    const fetched = Promise.resolve(fetchImpl(url, {
       method: request.method ?? 'GET',
       headers,
       body,
@@ -95,16 +110,22 @@ export async function send(request: SendRequest, options: SendOptions): Promise<
       credentials: request.credentials,
       redirect: 'manual',
       cache: 'no-store',
-    });
+    }));
+    // An answer that arrives after the cut-off is dropped, its body cancelled.
+    fetched.then((late) => {
+      if (done) late.body?.cancel().catch(noop);
+    }, noop);
+    const response = await within(fetched);
     const refuse = (what: string) =>
       new BioIDError(options.badAnswerCode ?? 'bad-response', `${who} answered with ${what}`, { status: response.status || undefined, retryable: false });
     const limit = request.maxBytes ?? MAX_BODY_BYTES;
-    const text = await readBody(response, limit);
+    const text = await readBody(response, limit, within);
     if (text === undefined) {
       controller.abort(); // the rest is not transferred
       throw refuse(`a body over the ${limit >> 20} MiB limit.`);
     }
     const reply = toReply(url, response, text);
+    reply.secrets = options.secrets;
     if (isRedirect(reply) && !request.redirectIsReply) {
       throw refuse(`a redirect${reply.status ? ` (HTTP ${reply.status})` : ''}, which is never followed; configure the final address.`);
     }
@@ -117,12 +138,13 @@ export async function send(request: SendRequest, options: SendOptions): Promise<
     if (error instanceof BioIDError) throw error;
     throw new BioIDError(
       'network',
-      `Could not reach ${options.peer} at ${url}${describeNetworkError(error)}.`,
+      `Could not reach ${options.peer} at ${url}${describeNetworkError(error, options.secrets)}.`,
       { cause: error },
     );
   } finally {
+    done = true;
     clearTimeout(timer);
-    options.signal?.removeEventListener('abort', onCallerAbort);
+    options.signal?.removeEventListener('abort', cutOff);
   }
 }
 
@@ -131,19 +153,26 @@ export async function send(request: SendRequest, options: SendOptions): Promise<
  * answer is never held whole. Content-Length may announce the excess before a byte is read; it may also
  * be absent or wrong (chunked, compressed), so the bytes are counted too.
  */
-async function readBody(response: Response, limit: number): Promise<string | undefined> {
+async function readBody(response: Response, limit: number, within: <T>(step: Promise<T>) => Promise<T>): Promise<string | undefined> {
   if (Number(response.headers.get('content-length')) > limit) return undefined;
   const reader = response.body?.getReader?.();
   // No body, or a fetch stand-in without web streams.
-  if (!reader) return response.text();
+  if (!reader) return within(response.text());
   const decoder = new TextDecoder();
   let text = '';
-  for (let size = 0, chunk; !(chunk = await reader.read()).done; ) {
-    if ((size += chunk.value.length) > limit) return undefined;
-    text += decoder.decode(chunk.value, { stream: true });
+  try {
+    for (let size = 0, chunk; !(chunk = await within(reader.read())).done; ) {
+      if ((size += chunk.value.length) > limit) return undefined;
+      text += decoder.decode(chunk.value, { stream: true });
+    }
+  } finally {
+    // Over the limit or cut off: the rest is not read, whatever the fetch does with the signal.
+    reader.cancel().catch(noop);
   }
   return text + decoder.decode();
 }
+
+const noop = () => {};
 
 /** A redirect not followed: 'opaqueredirect' in a browser, the 3xx itself elsewhere, `redirected` if a fetch stand-in followed it anyway. */
 export function isRedirect(reply: Reply): boolean {
@@ -182,21 +211,19 @@ function abortedError(peer: string, url: string, reason: unknown): BioIDError {
   });
 }
 
-function describeNetworkError(error: unknown): string {
+function describeNetworkError(error: unknown, secrets?: Secrets): string {
   if (!(error instanceof Error)) return '';
   const cause = (error as { cause?: { code?: unknown } }).cause;
   const code = typeof cause?.code === 'string' ? cause.code : '';
   const detail = code || error.message;
-  return detail ? ` (${scrubServerText(detail, 120)})` : '';
+  return detail ? ` (${scrubServerText(detail, 120, secrets)})` : '';
 }
 
 const capitalize = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
-/** What the server said, for an error message: its `error`/`message` fields, or its text, scrubbed (of `token` too, when given). */
-export function describeReply(reply: Reply, token?: string): string {
-  // The token that was sent is removed whatever its alphabet (an opaque token matches no JWT or Bearer
-  // pattern); one under 8 characters is a test stand-in that would match ordinary words.
-  const scrub = (text: string) => scrubServerText(token && token.length >= 8 ? text.split(token).join('[redacted]') : text);
+/** What the server said, for an error message: its `error`/`message` fields, or its text, scrubbed (of the call's `secrets` too). */
+export function describeReply(reply: Reply): string {
+  const scrub = (text: string) => scrubServerText(text, 200, reply.secrets);
   if (reply.json && typeof reply.json === 'object') {
     const { error, message, error_description } = reply.json as Record<string, unknown>;
     const parts = [error, error_description, message].filter(

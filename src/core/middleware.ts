@@ -37,18 +37,20 @@ export async function callMiddleware(ctx: MiddlewareContext, call: MiddlewareCal
     if (call.dispatch && ctx.integratorId) headers['X-Integrator-Id'] = ctx.integratorId;
     return send(
       { url, method: call.method, headers, body: call.body },
-      { fetchImpl: ctx.fetchImpl, timeoutMs: ctx.timeoutMs, signal: call.signal, peer: 'the middleware' },
+      { fetchImpl: ctx.fetchImpl, timeoutMs: ctx.timeoutMs, signal: call.signal, peer: 'the middleware', secrets: [token] },
     );
   };
 
   let token = await ctx.tokens.get(call.signal);
   let reply = await attempt(token);
   if (reply.status === 401) {
-    // Spec 5.3: a new token, then the same request once more. A second 401 is final.
+    // Spec 5.3: a new token, then the same request once more. A second 401 is final, and that token is
+    // not sent again: the next call starts from a fresh one.
     token = await ctx.tokens.refresh(token, call.signal);
     reply = await attempt(token);
+    if (reply.status === 401) ctx.tokens.drop?.(token);
   }
-  if (!reply.ok) throw middlewareError(reply, token);
+  if (!reply.ok) throw middlewareError(reply);
   if (!isJsonObject(reply.json)) {
     throw new BioIDError(
       'bad-response',
@@ -87,8 +89,8 @@ function holds(value: unknown, token: string): boolean {
   return false;
 }
 
-export function middlewareError(reply: Reply, token?: string): BioIDError {
-  const said = describeReply(reply, token);
+export function middlewareError(reply: Reply): BioIDError {
+  const said = describeReply(reply);
   const where = `The middleware at ${reply.url}`;
   const status = reply.status;
   if (status === 503 && (reply.text.includes(WORKSTATION_OFFLINE_TEXT) || said.includes(WORKSTATION_OFFLINE_TEXT))) {

@@ -4,13 +4,13 @@
  * then sends the capture to the middleware's orchestrator, reporting each phase through `onPhase`.
  * `bio.reader`, `createFingerprintReader` and the elements all run this one class.
  */
-import { isTokenSource, tokenProviderSource, type TokenSource } from './auth.js';
+import { boundedSource, isTokenSource, tokenProviderSource, type TokenSource } from './auth.js';
 import {
   DEFAULT_READER_SERVICE_URL,
   SHARED_OPTIONS,
   httpUrlOr,
   isSegmentId,
-  optionalString,
+  optionalIntegratorId,
   own,
   passThrough,
   readOptions,
@@ -262,7 +262,7 @@ const unexpected = (operation: string, what: string) =>
 const READER_OPTIONS = {
   getToken: passThrough,
   middlewareUrl: requireSecureUrl,
-  integratorId: optionalString,
+  integratorId: optionalIntegratorId,
   localServiceUrl: httpUrlOr(DEFAULT_READER_SERVICE_URL),
   ...SHARED_OPTIONS,
 };
@@ -283,7 +283,7 @@ export function readerFrom(config: unknown, where: string, tokens?: TokenSource)
   const pin = readPin(config, where);
   const c = readOptions(config, READER_OPTIONS, `${where}(config)`, `${where}: `);
   const getToken = c.getToken;
-  if (isTokenSource(getToken)) return newReader(c, c.localServiceUrl, getToken, pin);
+  if (isTokenSource(getToken)) return newReader(c, c.localServiceUrl, boundedSource(getToken, c.timeoutMs), pin);
   if (!tokens && typeof getToken !== 'function' && (typeof getToken !== 'string' || getToken === '')) {
     throw new BioIDError(
       'config',

@@ -6,12 +6,12 @@
  * "sign in again" (`session-expired`), "the browser withheld the cookie" (`cookie-blocked`) and "try again
  * later" (`broker-unavailable`) apart.
  */
-import { cachedTokenSource, type TokenSource } from './auth.js';
-import { DEFAULT_TIMEOUT_MS, isJsonObject, millisecondsOr, readOptions, requireEndpointUrl, requireHttpUrl } from './config.js';
+import { boundedSource, cachedTokenSource, type TokenSource } from './auth.js';
+import { DEFAULT_TIMEOUT_MS, isJsonObject, millisecondsOr, own, readOptions, requireEndpointUrl, requireHttpUrl } from './config.js';
 import { BioIDError, ReaderAuthError, messageOf, type TokenErrorCode } from './errors.js';
 import { describeReply, isRedirect, send, type Reply } from './http.js';
 import { parseTokenResponse } from './token-response.js';
-import { TokenCache, type IssuedToken } from './token-cache.js';
+import { TokenCache, hashToken, type IssuedToken } from './token-cache.js';
 
 export interface BrokerTokenSourceOptions {
   /** Bound on each broker call; default 15000. */
@@ -34,10 +34,13 @@ export function brokerTokenSource(url: string, options: BrokerTokenSourceOptions
   const { timeoutMs } = readOptions(options, OPTIONS, 'brokerTokenSource(url, options)');
   let cache = caches.get(endpoint);
   if (!cache) {
-    cache = new TokenCache(() => fetchBrokerToken(endpoint, timeoutMs));
+    cache = new TokenCache((refused) => fetchBrokerToken(endpoint, timeoutMs, refused));
     caches.set(endpoint, cache);
   }
-  return { ...cachedTokenSource(cache), bind: (_token, origin) => bind(origin, endpoint) };
+  const source: TokenSource = { ...cachedTokenSource(cache), bind: (_token, origin) => bind(origin, endpoint) };
+  // A timeout given here bounds this source's waits (the page-wide cache may have been made with another);
+  // without one, the reader or BioID it is given to bounds them by its own timeoutMs (spec 8).
+  return own(options, 'timeoutMs') === undefined ? source : boundedSource(source, timeoutMs);
 }
 
 /**
@@ -86,16 +89,24 @@ function brokerKey(endpoint: string): string {
 const failure = (code: TokenErrorCode, message: string, reply?: Reply, retryable = code === 'broker-unavailable') =>
   new ReaderAuthError(message, { code, retryable, ...(reply?.status ? { status: reply.status } : {}) });
 
-async function fetchBrokerToken(url: string, timeoutMs: number): Promise<IssuedToken> {
+async function fetchBrokerToken(url: string, timeoutMs: number, refused?: string): Promise<IssuedToken> {
   const source = `The token broker at ${url}`;
+  const headers: Record<string, string> = { Accept: 'application/json', 'X-CSRF': '1' };
+  // docs/broker-contract.md, X-Refused-Token: after a 401 the broker learns which token the middleware
+  // refused, by its hash (never the token), so it can drop a cached one. Without Web Crypto (a page not
+  // in a secure context) the broker is not told.
+  const hash = refused && (await hashToken(refused).catch(() => ''));
+  if (hash) headers['X-Refused-Token'] = hash;
   let reply: Reply;
   try {
     reply = await send(
       // A redirect is a reply here: a login page on another origin would otherwise hide behind a CORS failure.
-      { url, method: 'GET', headers: { Accept: 'application/json', 'X-CSRF': '1' }, credentials: 'include', redirectIsReply: true },
+      { url, method: 'GET', headers, credentials: 'include', redirectIsReply: true },
       { timeoutMs, peer: 'the token broker' },
     );
   } catch (error) {
+    // A broker on another origin whose CORS does not allow the optional header fails its preflight: ask again without it.
+    if (refused && error instanceof BioIDError && error.code === 'network') return fetchBrokerToken(url, timeoutMs);
     throw new ReaderAuthError(messageOf(error), { code: 'broker-unavailable', cause: error, retryable: true });
   }
   if (reply.status === 401 && (reply.json as { reason?: unknown } | undefined)?.reason === 'no-cookie') {

@@ -38,7 +38,8 @@ export class TokenCache {
   private inflight: Promise<string> | undefined;
 
   constructor(
-    private readonly obtain: () => Promise<IssuedToken>,
+    /** Fetches a token; after a 401, `refused` is the token the middleware refused (the broker client tells its broker). */
+    private readonly obtain: (refused?: string) => Promise<IssuedToken>,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -54,8 +55,13 @@ export class TokenCache {
     if (this.inflight) return this.inflight;
     const held = this.held;
     if (held && held.value !== stale && this.now() < held.expiresAt) return Promise.resolve(held.value);
-    if (held?.value === stale) this.held = undefined;
-    return this.fetch();
+    this.drop(stale);
+    return this.fetch(stale);
+  }
+
+  /** Forgets `refused` if it is the cached token: a token the middleware refused is never handed out again (spec 5.3). */
+  drop(refused: string): void {
+    if (this.held?.value === refused) this.held = undefined;
   }
 
   /** Seconds of life left in the cached token (what a broker reports as expires_in), or undefined. */
@@ -71,9 +77,9 @@ export class TokenCache {
     this.inflight = undefined;
   }
 
-  private fetch(): Promise<string> {
+  private fetch(refused?: string): Promise<string> {
     if (!this.inflight) {
-      const flight = this.obtain()
+      const flight = this.obtain(refused)
         .then((issued) => {
           const expiresAt =
             issued.expiresIn === undefined ? Infinity : this.now() + cacheLifetimeMs(issued.expiresIn);
@@ -88,4 +94,15 @@ export class TokenCache {
     }
     return this.inflight;
   }
+}
+
+/**
+ * base64url SHA-256 of a token through Web Crypto (Node, browsers in a secure context, workers, edge
+ * runtimes): how a token is named where the token itself must not travel or be kept.
+ */
+export async function hashToken(token: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(token));
+  let binary = '';
+  for (const byte of new Uint8Array(digest)) binary += String.fromCharCode(byte);
+  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }

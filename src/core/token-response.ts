@@ -3,7 +3,7 @@
  * (4.2) and by a token broker (4.1). One parser for both, so both are validated the same way.
  */
 import { isJsonObject } from './config.js';
-import { ReaderAuthError, sentence } from './errors.js';
+import { ReaderAuthError, scrubServerText, sentence, type Secrets } from './errors.js';
 import { describeReply, type Reply } from './http.js';
 import type { IssuedToken } from './token-cache.js';
 
@@ -35,7 +35,7 @@ export function parseTokenResponse(reply: Reply, source: string): Required<Issue
   }
   if (typeof expiresIn !== 'number' || !Number.isFinite(expiresIn) || expiresIn <= 0) {
     throw new ReaderAuthError(
-      `${source} answered with an invalid expires_in (${describeValue(expiresIn)}); expected a positive number of seconds.`,
+      `${source} answered with an invalid expires_in (${describeValue(expiresIn, reply.secrets)}); expected a positive number of seconds.`,
       { status: reply.status, retryable: false },
     );
   }
@@ -55,9 +55,9 @@ export function headerSafeToken(value: string): string | undefined {
   return HEADER_VALUE.test(token) ? token : undefined;
 }
 
-function describeValue(value: unknown): string {
+function describeValue(value: unknown, secrets?: Secrets): string {
   if (value === undefined) return 'missing';
   if (typeof value === 'number') return String(value);
-  if (typeof value === 'string') return `the string "${value.slice(0, 20)}"`;
+  if (typeof value === 'string') return `the string "${scrubServerText(value, 20, secrets)}"`;
   return value === null ? 'null' : typeof value;
 }
