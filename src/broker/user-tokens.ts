@@ -148,7 +148,7 @@ function userOf(accessToken: string): string | undefined {
 }
 
 /** base64url SHA-256 through Web Crypto, so the broker runs in Node, workers and edge runtimes alike. */
-async function hashToken(token: string): Promise<string> {
+export async function hashToken(token: string): Promise<string> {
   const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(token));
   let binary = '';
   for (const byte of new Uint8Array(digest)) binary += String.fromCharCode(byte);
