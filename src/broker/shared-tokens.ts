@@ -58,7 +58,15 @@ export class SharedTokens {
     for (;;) {
       const locked = await this.guard('lock', () => this.store.setIfAbsent(lockKey, holder, lockTtlMs));
       if (locked === FAILED) return exchange();
-      if (locked) return this.exchangeAndStore(key, lockKey, holder, exchange);
+      if (locked) {
+        // Another instance may have stored the token and released the lock between our read and our lock.
+        const stored = await this.read(key);
+        if (stored && stored !== FAILED) {
+          await this.guard('lock', () => this.store.compareAndDelete(lockKey, holder));
+          return stored;
+        }
+        return this.exchangeAndStore(key, lockKey, holder, exchange);
+      }
       if (this.now() + pause > deadline) return exchange();
       await sleep(pause);
       pause = Math.min(pause * 2, MAX_POLL_MS);
