@@ -256,11 +256,17 @@ describe('shared token store: brokers on several instances share one Redis', () 
       BIOID_TOKEN_STORE_KEY: KEY,
     };
     const lines: string[] = [];
+    const connections = async () => String(await admin.sendCommand(['CLIENT', 'LIST'])).split('\n').filter(Boolean).length;
+    const already = await connections();
     const one = await serve({ env, write: (line) => void lines.push(line) });
     const two = await serve({ env, write: (line) => void lines.push(line) });
     try {
-      // Connected in the background: wait until the store answers through the first sidecar's client.
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The sidecars connect in the background: ask once both connections are in.
+      const deadline = Date.now() + 10_000;
+      while ((await connections()) < already + 2) {
+        if (Date.now() > deadline) throw new Error('the sidecars did not connect to Redis within 10 s');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
       const before = idp.tokenRequests;
       const ask = (url: string) => fetch(`${url}/`, { headers: { 'X-CSRF': '1', Cookie: 'sid=alice' } });
       const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => ask(i % 2 ? one.url : two.url)));
