@@ -282,6 +282,36 @@ describe('shared token store: brokers on several instances share one Redis', () 
       await sessions.close();
     }
   });
+
+  it('bioid-broker serve starts and serves while its Redis is unreachable, logging the connection error once a minute at most', async () => {
+    const sessions = await startSessionCheck(['alice']);
+    const env = {
+      BIOID_CLIENT_ID: CLIENT.clientId,
+      BIOID_CLIENT_SECRET: CLIENT.clientSecret,
+      BIOID_AUTH_URL: idp.baseUrl,
+      BIOID_REALM: idp.realm,
+      BIOID_SESSION_CHECK_URL: `${sessions.url}/session`,
+      BIOID_PORT: '0',
+      BIOID_TOKEN_STORE_URL: `unix://${redis.socket}.absent`,
+      BIOID_TOKEN_STORE_KEY: KEY,
+    };
+    const lines: Record<string, unknown>[] = [];
+    const sidecar = await serve({ env, write: (line) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+    try {
+      for (let i = 0; i < 5; i++) {
+        const response = await fetch(`${sidecar.url}/`, { headers: { 'X-CSRF': '1', Cookie: 'sid=alice' } });
+        assert.strictEqual(response.status, 200);
+        await response.arrayBuffer();
+      }
+      // Long enough for the client to retry its connection several times.
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      assert.strictEqual(lines.filter((line) => line.event === 'store-connection-error').length, 1, JSON.stringify(lines));
+      assert.strictEqual(lines.filter((line) => line.event === 'store-error').length, 1, 'store failures: one line, the rest counted');
+    } finally {
+      await sidecar.close();
+      await sessions.close();
+    }
+  });
 });
 
 describe('shared token store: configuration errors name what to fix', () => {
