@@ -127,6 +127,9 @@ export function createBrokerCore(options: TokenBrokerOptions): BrokerCore {
         store ? (subjectToken) => sharedUserToken(store, subjectToken) : userToken,
         exchange.maxCachedUsers,
         exchange.maxReuseMs,
+        // A user's earlier subject token retired here is dropped from the store too (never awaited:
+        // forget never throws and is bounded by storeTimeoutMs).
+        store ? (hash) => void store.forget(tokenCacheKey(endpoint, client, 'token-exchange', hash)) : undefined,
       )
     : undefined;
 

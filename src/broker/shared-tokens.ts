@@ -124,7 +124,11 @@ export class SharedTokens {
         if (kind) this.options.emit({ type: 'store-error', operation, kind });
         resolve(result);
       };
-      const timer = setTimeout(() => finish(FAILED, 'timeout'), this.options.timeoutMs);
+      // When the timer fires, an answer may already wait behind it (a busy event loop runs timers before
+      // I/O): one more turn lets it win, so only a store that really has not answered counts as a timeout.
+      let timer = setTimeout(() => {
+        timer = setTimeout(() => finish(FAILED, 'timeout'), 0);
+      }, this.options.timeoutMs);
       let pending: Promise<T>;
       try {
         pending = Promise.resolve(call());

@@ -57,6 +57,8 @@ export class UserTokens {
     private readonly exchange: (subjectToken: string) => Promise<IssuedToken>,
     private readonly maxEntries: number,
     private readonly maxReuseMs = DEFAULT_MAX_REUSE_MS,
+    /** Told the hash of each earlier subject token retired here, so a shared store can drop it too. */
+    private readonly onRetire?: (subjectTokenHash: string) => void,
   ) {}
 
   get size(): number {
@@ -112,6 +114,7 @@ export class UserTokens {
       if (other !== key && entry.user === user) {
         entry.cache.clear();
         this.entries.delete(other);
+        this.onRetire?.(other);
       }
     }
   }
