@@ -48,11 +48,11 @@ export function tokenStoreFromEnv(env: Env, where = 'brokerOptionsFromEnv'): Tok
   if (parsed.protocol === 'unix:' && (parsed.pathname === '' || parsed.pathname === '/')) {
     throw error(`environment variable ${STORE_ENV.url} names no socket: write unix:///path/to/redis.sock.`);
   }
-  // The keys' own errors name the variable, never the value.
-  const keys = readEncryptionKeys(key, `environment variable ${STORE_ENV.key}`, where);
+  // Checked here so a bad key stops start-up; its errors name the variable, never the value.
+  readEncryptionKeys(key, `environment variable ${STORE_ENV.key}`, where);
   return {
     url,
     ...(parsed.protocol === 'unix:' ? { socketPath: decodeURIComponent(parsed.pathname) } : {}),
-    encryptionKey: key.split(',').map((k) => k.trim()).slice(0, keys.length),
+    encryptionKey: key.split(',').map((k) => k.trim()),
   };
 }
