@@ -14,7 +14,8 @@ import { minifyTemplates } from './scripts/minify-templates.mjs';
 rmSync('dist', { recursive: true, force: true });
 
 const nodeBuiltins = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
-const ownDependencies = ['lit', 'workbox-window', 'express'];
+// redis: loaded by the sidecar only when a shared token store is configured, never bundled.
+const ownDependencies = ['lit', 'workbox-window', 'express', 'redis'];
 const isExternal = (id) =>
   nodeBuiltins.has(id) || ownDependencies.some((dep) => id === dep || id.startsWith(`${dep}/`));
 

@@ -42,3 +42,4 @@ export declare const webkitDriverPath: () => string;
 export declare const miniBrowserPath: () => string;
 export declare const xvfbPath: () => string | undefined;
 export declare const phpPath: () => string;
+export declare const redisServerPath: () => string;

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The one place that finds (and, on Debian as root, installs) what the tests need from the system: the
-// three browser engines, a virtual display for WebKit, and PHP with curl for the backend recipes. `npm test` runs it first (`npm run browsers`).
+// three browser engines, a virtual display for WebKit, PHP with curl for the backend recipes, and Redis for the shared token store. `npm test` runs it first (`npm run browsers`).
 //
 // Policy (docs/../decisions "Provisioning: one module, one policy"):
 //  - each requirement comes from its environment variable, else from a system install;
@@ -122,6 +122,17 @@ export const REQUIREMENTS = [
     files: ['/usr/lib/php/*/curl.so'],
     debian: 'php-curl',
     why: 'the PHP recipe\'s client_credentials exchange (curl)',
+  },
+  // The shared token store suite (test/broker/token-store.node.test.ts) starts its own Redis on a
+  // socket in a temporary folder; Debian's package is enough (the service itself is kept from starting).
+  {
+    id: 'redisServer',
+    name: 'Redis server',
+    env: 'REDIS_SERVER_PATH',
+    commands: ['redis-server'],
+    globs: ['/usr/bin/redis-server'],
+    debian: 'redis-server',
+    why: 'the shared token store suite (brokers sharing one Redis)',
   },
 ];
 
@@ -381,6 +392,7 @@ export const miniBrowserPath = () => browserPaths().miniBrowser;
 /** Xvfb's path, or undefined when a DISPLAY is set. */
 export const xvfbPath = () => browserPaths().xvfb;
 export const phpPath = () => browserPaths().php;
+export const redisServerPath = () => browserPaths().redisServer;
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   try {

@@ -30,6 +30,9 @@ Usage:
         ${BROKER_ENV.audience}, ${BROKER_ENV.scope}, ${BROKER_ENV.timeoutMs}, ${BROKER_ENV.requireCsrfHeader}
         ${SERVE_ENV.tokenExchange}     true: RFC 8693 variant; the session check answers
                                  { "subject_token": "<the user's access token>" }
+        ${BROKER_ENV.tokenStoreUrl}, ${BROKER_ENV.tokenStoreKey}
+                                 several instances: a shared Redis/Valkey (redis://, rediss://,
+                                 unix://) and its key (openssl rand -base64 32); needs the redis package
         ${SERVE_ENV.port} (default ${DEFAULT_PORT}, 0 = any free port), ${SERVE_ENV.host} (default ${DEFAULT_HOST})
       ${HEALTH_PATH} answers 200 { "status": "ok" }. SIGTERM or SIGINT stops it after requests in flight.
       Logs one JSON line per event on stdout, each refused request included; never a cookie, token or secret.

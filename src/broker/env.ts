@@ -6,6 +6,7 @@
 import { realmOf } from '../core/config.js';
 import { BioIDError } from '../core/errors.js';
 import type { TokenBrokerOptions } from './options.js';
+import { STORE_ENV, tokenStoreFromEnv } from './store-env.js';
 
 /** The documented variable names, one place. */
 export const BROKER_ENV = {
@@ -19,6 +20,8 @@ export const BROKER_ENV = {
   timeoutMs: 'BIOID_TIMEOUT_MS',
   requireCsrfHeader: 'BIOID_REQUIRE_CSRF_HEADER',
   middlewareUrl: 'BIOID_MIDDLEWARE_URL',
+  tokenStoreUrl: STORE_ENV.url,
+  tokenStoreKey: STORE_ENV.key,
 } as const;
 
 export type EnvLike = Record<string, string | undefined>;
@@ -76,6 +79,19 @@ export function brokerOptionsFromEnv(env: EnvLike | undefined, overrides: Broker
   if (overrides.fetchImpl !== undefined) options.fetchImpl = overrides.fetchImpl;
   if (overrides.logger !== undefined) options.logger = overrides.logger;
   if (overrides.onRefusal !== undefined) options.onRefusal = overrides.onRefusal;
+  // The store variables are checked even when a store is given, so a broken deployment fails at start.
+  // Without a store override they cannot be honoured here (no Redis client in this module): say so
+  // rather than run without the store the operator asked for.
+  const storeSettings = tokenStoreFromEnv(vars, WHERE);
+  if (overrides.store !== undefined) options.store = overrides.store;
+  else if (storeSettings) {
+    throw new BioIDError(
+      'config',
+      `${WHERE}: ${BROKER_ENV.tokenStoreUrl} is set, but this function cannot connect to a store: create a node-redis client for it and pass overrides.store = redisTokenStore({ client, encryptionKey }) (tokenStoreFromEnv(env) gives the checked URL and keys), or use bioid-broker serve, which does this.`,
+    );
+  }
+  if (overrides.storeTimeoutMs !== undefined) options.storeTimeoutMs = overrides.storeTimeoutMs;
+  if (overrides.onEvent !== undefined) options.onEvent = overrides.onEvent;
   return options;
 }
 

@@ -12,10 +12,13 @@
  */
 import { BioIDError } from '../core/errors.js';
 import { clientCredentialsForm, exchangeToken, tokenExchangeForm } from '../core/exchange.js';
-import { TokenCache, type IssuedToken } from '../core/token-cache.js';
+import { TokenCache, hashToken, type IssuedToken } from '../core/token-cache.js';
 import { corsHeaders, preflightAnswer, type HeaderRecord } from './cors.js';
 import { resolveBrokerOptions, type BrokerContext, type TokenBrokerOptions } from './options.js';
 import { defaultRefusalLog, refusalOrigin, type RefusalReason } from './refusal.js';
+import { tokenCacheKey } from './cache-key.js';
+import { safeEmitter } from './events.js';
+import { SharedTokens } from './shared-tokens.js';
 import { UserTokens, unlessRefused } from './user-tokens.js';
 
 export type TokenBrokerHandler = (request: Request, context?: BrokerContext) => Promise<Response>;
@@ -108,15 +111,47 @@ export function createBrokerCore(options: TokenBrokerOptions): BrokerCore {
 
   // Client-credentials mode: one token for the whole organisation (spec 1: a machine identity).
   // Exchange mode: one cache per end user, never shared between users.
+  // With a shared store (docs/broker.md, "Several instances"), a local miss asks the store before the
+  // identity provider, so that all instances together make one exchange per token life.
   const exchange = config.tokenExchange;
-  const shared = exchange ? undefined : new TokenCache(() => exchangeToken(endpoint, clientCredentialsForm(client), exchangeOptions));
+  const emit = safeEmitter(config.onEvent);
+  const store = config.store
+    ? new SharedTokens({ store: config.store, timeoutMs: config.storeTimeoutMs, waitMs: timeoutMs, emit })
+    : undefined;
+  const machineToken = () => exchangeToken(endpoint, clientCredentialsForm(client), exchangeOptions);
+  const machineKey = tokenCacheKey(endpoint, client, 'client_credentials');
+  const shared = exchange ? undefined : new TokenCache(store ? () => store.obtain(machineKey, machineToken) : machineToken);
+  const userToken = (subjectToken: string): Promise<IssuedToken> => exchangeToken(endpoint, tokenExchangeForm(client, subjectToken), exchangeOptions);
   const perUser = exchange
     ? new UserTokens(
-        (subjectToken): Promise<IssuedToken> => exchangeToken(endpoint, tokenExchangeForm(client, subjectToken), exchangeOptions),
+        store ? (subjectToken) => sharedUserToken(store, subjectToken) : userToken,
         exchange.maxCachedUsers,
         exchange.maxReuseMs,
+        // A user's earlier subject token retired here is dropped from the store too (never awaited:
+        // forget never throws and is bounded by storeTimeoutMs).
+        store ? (hash) => store.forget(tokenCacheKey(endpoint, client, 'token-exchange', hash)) : undefined,
       )
     : undefined;
+
+  /**
+   * One user's token through the store. What is stored is already capped at maxReuseMs, so no instance
+   * serves it longer than the revocation bound; a subject token the IdP refuses is dropped from the store
+   * too, so the other instances ask the IdP again instead of serving what was cached for it.
+   */
+  async function sharedUserToken(sharedStore: SharedTokens, subjectToken: string): Promise<IssuedToken> {
+    const key = tokenCacheKey(endpoint, client, 'token-exchange', await hashToken(subjectToken));
+    try {
+      return await sharedStore.obtain(key, async () => {
+        const issued = await userToken(subjectToken);
+        return { accessToken: issued.accessToken, expiresIn: Math.min(issued.expiresIn ?? Infinity, exchange!.maxReuseMs / 1000) };
+      });
+    } catch (error) {
+      if (error instanceof BioIDError && error.code === 'auth' && error.status !== undefined && error.status >= 400 && error.status < 500) {
+        await sharedStore.forget(key);
+      }
+      throw error;
+    }
+  }
 
   /** The token and its remaining seconds, or the answer that refuses one (no subject token). */
   async function issue(
@@ -127,7 +162,7 @@ export function createBrokerCore(options: TokenBrokerOptions): BrokerCore {
   ): Promise<{ accessToken: string; remaining: number | undefined } | BrokerAnswer> {
     const refused = input.header('x-refused-token');
     if (shared) {
-      const accessToken = await unlessRefused(shared, await shared.get(), refused);
+      const accessToken = await unlessRefused(shared, await shared.get(), refused, () => store?.forget(machineKey));
       return { accessToken, remaining: shared.remainingSeconds() };
     }
     let subjectToken: unknown;

@@ -6,10 +6,15 @@
 export { createTokenBroker, type TokenBrokerHandler } from './handler.js';
 export { expressTokenBroker, toNodeHandler, type NodeTokenBrokerHandler } from './node.js';
 export type { BrokerRefusal, RefusalReason } from './refusal.js';
+export type { BrokerEvent, BrokerEventListener, StoreErrorEvent, StoreOperation } from './events.js';
+export { memoryTokenStore, type TokenStore } from './store.js';
+export { DEFAULT_STORE_PREFIX, redisTokenStore, type RedisClientLike, type RedisTokenStoreOptions } from './redis-store.js';
 export { BROKER_ENV, brokerOptionsFromEnv, type BrokerOverrides, type EnvLike } from './env.js';
+export { STORE_ENV, tokenStoreFromEnv, type TokenStoreSettings } from './store-env.js';
 export {
   DEFAULT_BROKER_TIMEOUT_MS,
   DEFAULT_MAX_CACHED_USERS,
+  DEFAULT_STORE_TIMEOUT_MS,
   type BrokerContext,
   type TokenBrokerOptions,
   type TokenExchangeOptions,

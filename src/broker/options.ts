@@ -19,6 +19,8 @@ import { tokenEndpoint, type IdpClient } from '../core/exchange.js';
 import { DEFAULT_MAX_REUSE_MS } from './user-tokens.js';
 import type { FetchLike } from '../core/http.js';
 import type { BrokerRefusal } from './refusal.js';
+import type { BrokerEventListener } from './events.js';
+import { isTokenStore, type TokenStore } from './store.js';
 
 /**
  * What an adapter knows besides the web `Request`: the Node adapter passes the original `req` and `res`,
@@ -80,9 +82,19 @@ export interface TokenBrokerOptions {
    * allowedOrigins, which the page itself cannot explain; other refusals are not logged.
    */
   onRefusal?: (refusal: BrokerRefusal) => void;
+  /**
+   * Shared by several broker instances (`redisTokenStore`, or your own `TokenStore`) so that together they
+   * make one exchange with the identity provider per token life. Without it, each instance caches in memory.
+   */
+  store?: TokenStore;
+  /** Bound of each store call; a slower or failing call counts as a miss (fail-open). Default 100 ms. */
+  storeTimeoutMs?: number;
+  /** Typed events (`BrokerEvent`) for your metrics and logs; never a token, secret or subject token. A throwing listener changes no answer. */
+  onEvent?: BrokerEventListener;
 }
 
 export const DEFAULT_BROKER_TIMEOUT_MS = 10_000;
+export const DEFAULT_STORE_TIMEOUT_MS = 100;
 export const DEFAULT_MAX_CACHED_USERS = 10_000;
 
 /** The options after validation, with defaults applied. */
@@ -98,6 +110,9 @@ export interface ResolvedBrokerOptions {
   logger: (message: string) => void;
   middlewareUrl: string | undefined;
   onRefusal: ((refusal: BrokerRefusal) => void) | undefined;
+  store: TokenStore | undefined;
+  storeTimeoutMs: number;
+  onEvent: BrokerEventListener | undefined;
 }
 
 const WHERE = 'createTokenBroker';
@@ -133,6 +148,15 @@ const OPTIONS = {
     optionalFunction<(message: string) => void>(value, field) ?? ((message: string) => console.warn(message)),
   middlewareUrl: (value: unknown, field: string) => (value === undefined ? undefined : requireSecureUrl(value, field)),
   onRefusal: optionalFunction<(refusal: BrokerRefusal) => void>,
+  store: (value: unknown) => {
+    if (value === undefined) return undefined;
+    if (!isTokenStore(value)) {
+      throw configError('store must be a TokenStore (get, set, delete, setIfAbsent, compareAndDelete), for example redisTokenStore({ client, encryptionKey }).');
+    }
+    return value;
+  },
+  storeTimeoutMs: millisecondsOr(DEFAULT_STORE_TIMEOUT_MS),
+  onEvent: optionalFunction<BrokerEventListener>,
 };
 const EXCHANGE_OPTIONS = { subjectToken: passThrough, maxCachedUsers: passThrough, maxReuseMs: millisecondsOr(DEFAULT_MAX_REUSE_MS) };
 
@@ -163,6 +187,9 @@ export function resolveBrokerOptions(options: TokenBrokerOptions): ResolvedBroke
     logger: o.logger,
     middlewareUrl: o.middlewareUrl,
     onRefusal: o.onRefusal,
+    store: o.store,
+    storeTimeoutMs: o.storeTimeoutMs,
+    onEvent: o.onEvent,
   };
 }
 

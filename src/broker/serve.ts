@@ -15,6 +15,9 @@ import { createBrokerCore } from './handler.js';
 import { nodeBroker } from './node.js';
 import { DEFAULT_BROKER_TIMEOUT_MS } from './options.js';
 import { refusalLine } from './refusal.js';
+import { connectTokenStore, type ConnectedStore } from './serve-store.js';
+import { tokenStoreFromEnv } from './store-env.js';
+import { throttled } from './throttle.js';
 
 /** The variables `serve` reads besides the broker's own (env.ts). */
 export const SERVE_ENV = {
@@ -34,6 +37,8 @@ export interface ServeOptions {
   env: EnvLike;
   /** Where the JSON lines go; default stdout. */
   write?: (line: string) => void;
+  /** Loads the `redis` package when BIOID_TOKEN_STORE_URL is set; tests replace it. */
+  loadRedis?: () => Promise<unknown>;
 }
 
 export interface RunningBroker {
@@ -44,7 +49,7 @@ export interface RunningBroker {
   close(): Promise<void>;
 }
 
-export async function serve({ env, write = (line) => process.stdout.write(`${line}\n`) }: ServeOptions): Promise<RunningBroker> {
+export async function serve({ env, write = (line) => process.stdout.write(`${line}\n`), loadRedis }: ServeOptions): Promise<RunningBroker> {
   const emit = (level: 'info' | 'warn' | 'error', fields: Record<string, unknown>) => {
     write(JSON.stringify({ time: new Date().toISOString(), level, ...fields }));
   };
@@ -64,24 +69,49 @@ export async function serve({ env, write = (line) => process.stdout.write(`${lin
   // The gate needs the broker's validated timeout, and the broker needs the gate: the options come
   // first, with the gate reached through `gate` once it exists.
   let gate: ForwardAuthGate | undefined;
-  const options = brokerOptionsFromEnv(env, {
-    authorize: (request, context) => gate!.authorize(request, context),
-    ...(exchange ? { tokenExchange: { subjectToken: (request, context) => gate!.tokenExchange!.subjectToken(request, context) } } : {}),
-    logger: (line) => logFailure(line.replace(/^bioid token broker: /, '')),
-    onRefusal: (refusal) => write(refusalLine(refusal, { time: new Date().toISOString(), level: 'warn' })),
-  });
+  // The shared token store (BIOID_TOKEN_STORE_URL/KEY): checked, then connected in the background.
+  const storeSettings = tokenStoreFromEnv(env, where);
+  let connected: ConnectedStore | undefined;
+  if (storeSettings) connected = await connectTokenStore(storeSettings, (fields) => emit('warn', fields), loadRedis);
+  // Store failures are served around (fail-open); the log says so at most once a minute.
+  let lastStoreError = '';
+  const storeErrorLine = throttled((suppressed) => emit('warn', { event: 'store-error', failure: lastStoreError, ...(suppressed ? { suppressed } : {}) }));
+  let options: ReturnType<typeof brokerOptionsFromEnv>;
+  let core: ReturnType<typeof createBrokerCore>;
+  try {
+    options = brokerOptionsFromEnv(env, {
+      ...(connected ? { store: connected.store } : {}),
+      onEvent: (event) => {
+        if (event.type !== 'store-error') return;
+        lastStoreError = `${event.operation} ${event.kind}`;
+        storeErrorLine();
+      },
+      authorize: (request, context) => gate!.authorize(request, context),
+      ...(exchange ? { tokenExchange: { subjectToken: (request, context) => gate!.tokenExchange!.subjectToken(request, context) } } : {}),
+      logger: (line) => logFailure(line.replace(/^bioid token broker: /, '')),
+      onRefusal: (refusal) => write(refusalLine(refusal, { time: new Date().toISOString(), level: 'warn' })),
+    });
+    core = createBrokerCore(options);
+  } catch (error) {
+    // A configuration error after connecting must not leave the client keeping the process alive.
+    connected?.close();
+    throw error;
+  }
   gate = forwardAuth({ sessionCheckUrl, timeoutMs: options.timeoutMs ?? DEFAULT_BROKER_TIMEOUT_MS, exchange, log: logFailure });
   // The sidecar's gate reads the Node request, so its Request is built only if something reads it.
-  const broker = nodeBroker(createBrokerCore(options), 'on-first-read');
+  const broker = nodeBroker(core, 'on-first-read');
 
   const server = createServer((req, res) => {
     if (pathOf(req) === HEALTH_PATH) health(req, res);
     else void broker(req, res);
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error) => {
+      connected?.close();
+      reject(error);
+    });
     server.listen(port, host, () => {
-      server.off('error', reject);
+      server.removeAllListeners('error');
       resolve();
     });
   });
@@ -96,6 +126,7 @@ export async function serve({ env, write = (line) => process.stdout.write(`${lin
     // Origin and path only: a query could carry something the operator did not mean to log.
     sessionCheck: `${check_.origin}${check_.pathname}`,
     allowedOrigins: options.allowedOrigins ?? [],
+    ...(connected ? { store: connected.where } : {}),
   });
 
   let closing: Promise<void> | undefined;
@@ -110,6 +141,7 @@ export async function serve({ env, write = (line) => process.stdout.write(`${lin
       server.close(() => {
         clearTimeout(force);
         clearInterval(idle);
+        connected?.close();
         emit('info', { event: 'stopped' });
         resolve();
       });

@@ -57,6 +57,11 @@ export class UserTokens {
     private readonly exchange: (subjectToken: string) => Promise<IssuedToken>,
     private readonly maxEntries: number,
     private readonly maxReuseMs = DEFAULT_MAX_REUSE_MS,
+    /**
+     * Told the hash of each subject token whose entry is retired here (replaced by a newer one, or its
+     * token refused by the middleware), so a shared store can drop it too; awaited for a refusal.
+     */
+    private readonly onRetire?: (subjectTokenHash: string) => unknown,
   ) {}
 
   get size(): number {
@@ -84,7 +89,7 @@ export class UserTokens {
       const held = await entry.cache.get();
       // An exchange just made consumed the subject token: re-arm it for a refusal's exchange.
       entry.subjectToken = subjectToken;
-      const accessToken = await unlessRefused(entry.cache, held, refused);
+      const accessToken = await unlessRefused(entry.cache, held, refused, () => this.onRetire?.(key));
       return { accessToken, remainingSeconds: entry.cache.remainingSeconds() };
     } catch (error) {
       // A failure is not cached (TokenCache) and leaves no entry behind either.
@@ -116,6 +121,7 @@ export class UserTokens {
       if (other !== key && entry.user === user) {
         entry.cache.clear();
         this.entries.delete(other);
+        this.onRetire?.(other);
       }
     }
   }
@@ -157,6 +163,9 @@ function userOf(accessToken: string): string | undefined {
  * next token has another hash, so each token causes at most one exchange, and concurrent requests share
  * it (single flight). Any other value, or none, changes nothing.
  */
-export async function unlessRefused(cache: TokenCache, token: string, refused: string | null | undefined): Promise<string> {
-  return refused && refused === (await hashToken(token)) ? cache.refresh(token) : token;
+export async function unlessRefused(cache: TokenCache, token: string, refused: string | null | undefined, forget?: () => unknown): Promise<string> {
+  if (!refused || refused !== (await hashToken(token))) return token;
+  // A shared store drops it first, or the refresh would be answered with the refused token again.
+  await forget?.();
+  return cache.refresh(token);
 }

@@ -24,6 +24,7 @@ const ALL = [
   '/usr/bin/Xvfb',
   '/usr/bin/php',
   '/usr/lib/php/20220829/curl.so',
+  '/usr/bin/redis-server',
 ];
 
 /** A machine with `files` (executables), `uid`, an os-release text; records every command run. */
@@ -57,10 +58,10 @@ describe('scripts/browsers.mjs: find, install on Debian as root, otherwise stop 
       (error: unknown) => {
         assert.ok(error instanceof MissingError);
         const message = (error as Error).message;
-        for (const name of ['Chromium', 'Firefox', 'WebKitWebDriver', 'MiniBrowser', 'Xvfb', 'PHP \\(CLI\\)', 'PHP curl extension']) assert.match(message, new RegExp(`- ${name}`));
+        for (const name of ['Chromium', 'Firefox', 'WebKitWebDriver', 'MiniBrowser', 'Xvfb', 'PHP \\(CLI\\)', 'PHP curl extension', 'Redis server']) assert.match(message, new RegExp(`- ${name}`));
         assert.match(message, /you are not root and sudo -n is not available/);
-        assert.match(message, /apt-get install -y --no-install-recommends chromium firefox-esr webkit2gtk-driver xvfb php-cli php-curl$/m);
-        assert.match(message, /CHROME_PATH=\S+ FIREFOX_PATH=\S+ WEBKIT_WEBDRIVER_PATH=\S+ MINIBROWSER_PATH=\S+ XVFB_PATH=\S+ PHP_PATH=\S+ PHP_CURL_PATH=\S+curl\.so/);
+        assert.match(message, /apt-get install -y --no-install-recommends chromium firefox-esr webkit2gtk-driver xvfb php-cli php-curl redis-server$/m);
+        assert.match(message, /CHROME_PATH=\S+ FIREFOX_PATH=\S+ WEBKIT_WEBDRIVER_PATH=\S+ MINIBROWSER_PATH=\S+ XVFB_PATH=\S+ PHP_PATH=\S+ PHP_CURL_PATH=\S+curl\.so REDIS_SERVER_PATH=\S+/);
         return true;
       },
     );
@@ -102,6 +103,12 @@ describe('scripts/browsers.mjs: find, install on Debian as root, otherwise stop 
     assert.strictEqual(ran[2], 'apt-get install -y -qq --no-install-recommends firefox-esr xvfb [DEBIAN_FRONTEND=noninteractive]');
     assert.strictEqual(ran[3], 'rm -f /usr/sbin/policy-rc.d [DEBIAN_FRONTEND=noninteractive]');
     assert.match(logged.join('\n'), /firefox-esr: Firefox is missing; needed for/);
+  });
+
+  it('the shared token store suite\'s Redis comes from the same step: redis-server installed with apt-get on Debian as root', () => {
+    const { inputs, ran } = machine({ files: ALL.filter((f) => !f.includes('redis')), uid: 0, installs: ['/usr/bin/redis-server'] });
+    assert.strictEqual(ensure(inputs).redisServer, '/usr/bin/redis-server');
+    assert.strictEqual(ran[2], 'apt-get install -y -qq --no-install-recommends redis-server [DEBIAN_FRONTEND=noninteractive]');
   });
 
   it('a user with passwordless sudo installs through sudo -n', () => {

@@ -1,0 +1,74 @@
+/**
+ * The sidecar's shared token store: a node-redis client for BIOID_TOKEN_STORE_URL, connected in the
+ * background (start-up never waits for Redis: the broker fails open until it answers), with its connection
+ * errors kept from crashing the process and logged at most once a minute.
+ *
+ * `redis` is loaded only here and only when a store is configured, so bioid-sdk adds no runtime dependency.
+ */
+import { BioIDError } from '../core/errors.js';
+import { redisTokenStore, type RedisClientLike } from './redis-store.js';
+import { STORE_ENV, type TokenStoreSettings } from './store-env.js';
+import type { TokenStore } from './store.js';
+import { throttled } from './throttle.js';
+
+/** What this module needs of the `redis` package. */
+interface RedisModule {
+  createClient(options: Record<string, unknown>): RedisClientLike & {
+    on(event: 'error', listener: (error: unknown) => void): unknown;
+    connect(): Promise<unknown>;
+    destroy(): void;
+  };
+}
+
+export interface ConnectedStore {
+  store: TokenStore;
+  /** Where the store is, without credentials: for the start-up line. */
+  where: string;
+  close(): void;
+}
+
+export async function connectTokenStore(
+  settings: TokenStoreSettings,
+  log: (fields: Record<string, unknown>) => void,
+  load: () => Promise<unknown> = () => import('redis'),
+): Promise<ConnectedStore> {
+  let redis: RedisModule;
+  try {
+    redis = (await load()) as RedisModule;
+  } catch {
+    throw new BioIDError(
+      'config',
+      `bioid-broker serve: ${STORE_ENV.url} is set, but the redis package cannot be loaded: install redis (npm install redis@^5) next to bioid-sdk, or unset ${STORE_ENV.url}.`,
+    );
+  }
+  // Commands fail at once while disconnected instead of queueing: a queued lock or write replayed minutes
+  // later would only get in the way, and the broker serves without the store meanwhile.
+  const client = redis.createClient(
+    settings.socketPath
+      ? { socket: { path: settings.socketPath }, disableOfflineQueue: true }
+      : { url: settings.url, disableOfflineQueue: true },
+  );
+  let lastError = 'error';
+  const report = throttled((suppressed) => log({ event: 'store-connection-error', error: lastError, ...(suppressed ? { suppressed } : {}) }));
+  client.on('error', (error: unknown) => {
+    // The code or class only: a message could hold the URL, and the URL a password.
+    lastError = (error as { code?: unknown })?.code ? String((error as { code: unknown }).code) : error instanceof Error ? error.name : 'error';
+    report();
+  });
+  client.connect().catch(() => {
+    // Reported through 'error'; the client keeps reconnecting.
+  });
+  const url = new URL(settings.url);
+  const where = settings.socketPath ? `unix://${settings.socketPath}` : `${url.protocol}//${url.host}`;
+  return {
+    store: redisTokenStore({ client, encryptionKey: settings.encryptionKey }),
+    where,
+    close: () => {
+      try {
+        client.destroy();
+      } catch {
+        // Already closed.
+      }
+    },
+  };
+}

@@ -1,0 +1,154 @@
+/**
+ * Tokens shared through a `TokenStore` by brokers running as several instances: one exchange with the
+ * identity provider per cache key per token life across all of them (docs/broker.md, "Several instances").
+ *
+ * On a local miss the broker asks `obtain`: the store's value if there is one; otherwise the instance that
+ * takes the key's lock exchanges, stores the token for its cache lifetime and releases the lock, while
+ * the others poll the store for that value (at most `waitMs`, the IdP timeout) and then exchange on their
+ * own. Fail-open: a store call that throws or takes longer than `timeoutMs` counts as a miss and is
+ * reported as a `store-error` event; a token request never fails because of the store.
+ */
+import { cacheLifetimeMs, type IssuedToken } from '../core/token-cache.js';
+import type { BrokerEvent, StoreOperation } from './events.js';
+import type { TokenStore } from './store.js';
+
+export interface SharedTokensOptions {
+  store: TokenStore;
+  /** Bound of each store call. */
+  timeoutMs: number;
+  /** How long an instance without the lock waits for another's token (the IdP timeout). */
+  waitMs: number;
+  emit: (event: BrokerEvent) => void;
+  now?: () => number;
+}
+
+/** What is stored: the token and when (epoch ms) the issuer said it expires. */
+interface Stored {
+  t: string;
+  x: number;
+}
+
+/** A stored token with less life left than this is not handed out: it would be replaced at once. */
+const MIN_REMAINING_MS = 2_000;
+const FIRST_POLL_MS = 10;
+const MAX_POLL_MS = 100;
+const FAILED = Symbol('store failed');
+
+export class SharedTokens {
+  private readonly store: TokenStore;
+  private readonly now: () => number;
+
+  constructor(private readonly options: SharedTokensOptions) {
+    this.store = options.store;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** The token for `key`: the store's, or one from `exchange` that is then stored for the other instances. */
+  async obtain(key: string, exchange: () => Promise<IssuedToken>): Promise<IssuedToken> {
+    const found = await this.read(key);
+    if (found === FAILED) return exchange();
+    if (found) return found;
+    const lockKey = `${key}#lock`;
+    const holder = randomId();
+    // Held longer than the holder can take (its IdP exchange is bounded by waitMs), so it never lapses
+    // while the holder still works, and a holder that died frees it soon after.
+    const lockTtlMs = this.options.waitMs + 2 * this.options.timeoutMs + 1_000;
+    const deadline = this.now() + this.options.waitMs;
+    let pause = FIRST_POLL_MS;
+    for (;;) {
+      const locked = await this.guard('lock', () => this.store.setIfAbsent(lockKey, holder, lockTtlMs));
+      if (locked === FAILED) return exchange();
+      if (locked) {
+        // Another instance may have stored the token and released the lock between our read and our lock.
+        const stored = await this.read(key);
+        if (stored && stored !== FAILED) {
+          await this.guard('lock', () => this.store.compareAndDelete(lockKey, holder));
+          return stored;
+        }
+        return this.exchangeAndStore(key, lockKey, holder, exchange);
+      }
+      if (this.now() + pause > deadline) return exchange();
+      await sleep(pause);
+      pause = Math.min(pause * 2, MAX_POLL_MS);
+      const value = await this.read(key);
+      if (value === FAILED) return exchange();
+      if (value) return value;
+    }
+  }
+
+  /** Drops `key` from the store (its subject token was refused); never throws. */
+  async forget(key: string): Promise<void> {
+    await this.guard('delete', () => this.store.delete(key));
+  }
+
+  private async exchangeAndStore(key: string, lockKey: string, holder: string, exchange: () => Promise<IssuedToken>): Promise<IssuedToken> {
+    try {
+      const issued = await exchange();
+      // A token without a lifetime is valid until a 401: nothing bounds it in the store, so it stays local.
+      if (issued.expiresIn !== undefined) {
+        const value: Stored = { t: issued.accessToken, x: this.now() + issued.expiresIn * 1000 };
+        const ttlMs = cacheLifetimeMs(issued.expiresIn);
+        if (ttlMs > 0) await this.guard('set', () => this.store.set(key, JSON.stringify(value), ttlMs));
+      }
+      return issued;
+    } finally {
+      await this.guard('lock', () => this.store.compareAndDelete(lockKey, holder));
+    }
+  }
+
+  /** The stored token, undefined on a miss, FAILED when the store did not answer. */
+  private async read(key: string): Promise<IssuedToken | undefined | typeof FAILED> {
+    const value = await this.guard('get', () => this.store.get(key));
+    if (value === FAILED) return FAILED;
+    if (typeof value !== 'string') return undefined;
+    let stored: Partial<Stored>;
+    try {
+      stored = JSON.parse(value) as Partial<Stored>;
+    } catch {
+      return undefined;
+    }
+    if (typeof stored?.t !== 'string' || typeof stored.x !== 'number') return undefined;
+    const remainingMs = stored.x - this.now();
+    if (!(remainingMs >= MIN_REMAINING_MS)) return undefined;
+    return { accessToken: stored.t, expiresIn: remainingMs / 1000 };
+  }
+
+  /** Runs one store call, bounded by the timeout; a failure is reported and read as FAILED. */
+  private guard<T>(operation: StoreOperation, call: () => Promise<T>): Promise<T | typeof FAILED> {
+    return new Promise((resolve) => {
+      let settled = false;
+      const finish = (result: T | typeof FAILED, kind?: 'timeout' | 'error') => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        if (kind) this.options.emit({ type: 'store-error', operation, kind });
+        resolve(result);
+      };
+      // When the timer fires, an answer may already wait behind it (a busy event loop runs timers before
+      // I/O): one more turn lets it win, so only a store that really has not answered counts as a timeout.
+      let timer = setTimeout(() => {
+        timer = setTimeout(() => finish(FAILED, 'timeout'), 0);
+      }, this.options.timeoutMs);
+      let pending: Promise<T>;
+      try {
+        pending = Promise.resolve(call());
+      } catch {
+        finish(FAILED, 'error');
+        return;
+      }
+      pending.then(
+        (result) => finish(result),
+        () => finish(FAILED, 'error'),
+      );
+    });
+  }
+}
+
+function randomId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  let hex = '';
+  for (const byte of bytes) hex += byte.toString(16).padStart(2, '0');
+  return hex;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -1,0 +1,58 @@
+/**
+ * The shared token store's environment variables: BIOID_TOKEN_STORE_URL (redis://, rediss:// or unix://)
+ * and BIOID_TOKEN_STORE_KEY (32 random bytes in base64; comma-separated while keys rotate, the first
+ * encrypts). Only validated here: the handler cannot create a Redis client, so whoever runs it (the sidecar,
+ * serve.ts) connects to the URL and passes `redisTokenStore({ client, encryptionKey })`.
+ */
+import { BioIDError } from '../core/errors.js';
+import { KEY_HINT, readEncryptionKeys } from './store-crypto.js';
+
+export const STORE_ENV = {
+  url: 'BIOID_TOKEN_STORE_URL',
+  key: 'BIOID_TOKEN_STORE_KEY',
+} as const;
+
+export interface TokenStoreSettings {
+  /** The URL as given (it may hold a password: never log it whole). */
+  url: string;
+  /** For unix://: the socket's path. */
+  socketPath?: string;
+  /** The keys, as base64 strings, first one encrypting. */
+  encryptionKey: string[];
+}
+
+type Env = Record<string, string | undefined>;
+
+/** The validated store settings, or undefined when neither variable is set. Values are never echoed. */
+export function tokenStoreFromEnv(env: Env, where = 'brokerOptionsFromEnv'): TokenStoreSettings | undefined {
+  const read = (name: string) => (env[name]?.trim() ? env[name]!.trim() : undefined);
+  const url = read(STORE_ENV.url);
+  const key = read(STORE_ENV.key);
+  if (url === undefined && key === undefined) return undefined;
+  const error = (message: string) => new BioIDError('config', `${where}: ${message}`);
+  if (key === undefined) {
+    throw error(`${STORE_ENV.url} is set but ${STORE_ENV.key} is not: the shared token store needs a key to encrypt what it stores; ${KEY_HINT} and set it in ${STORE_ENV.key} on every instance.`);
+  }
+  if (url === undefined) {
+    throw error(`${STORE_ENV.key} is set but ${STORE_ENV.url} is not: set ${STORE_ENV.url} to your Redis or Valkey (redis://host:6379, rediss://host:6380 or unix:///path/to/redis.sock), or unset ${STORE_ENV.key}.`);
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw error(`environment variable ${STORE_ENV.url} is not a URL: write redis://host:6379, rediss://host:6380 or unix:///path/to/redis.sock.`);
+  }
+  if (!['redis:', 'rediss:', 'unix:'].includes(parsed.protocol)) {
+    throw error(`environment variable ${STORE_ENV.url} must start with redis://, rediss:// or unix://.`);
+  }
+  if (parsed.protocol === 'unix:' && (parsed.pathname === '' || parsed.pathname === '/')) {
+    throw error(`environment variable ${STORE_ENV.url} names no socket: write unix:///path/to/redis.sock.`);
+  }
+  // Checked here so a bad key stops start-up; its errors name the variable, never the value.
+  readEncryptionKeys(key, `environment variable ${STORE_ENV.key}`, where);
+  return {
+    url,
+    ...(parsed.protocol === 'unix:' ? { socketPath: decodeURIComponent(parsed.pathname) } : {}),
+    encryptionKey: key.split(',').map((k) => k.trim()),
+  };
+}

@@ -1,0 +1,71 @@
+/**
+ * A throwaway Redis for the shared token store tests: Debian's redis-server (scripts/browsers.mjs installs
+ * it) on a unix socket in a temporary folder, no TCP port, nothing saved. It can be stopped and started
+ * again on the same socket, to test a store that goes away mid-run.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createClient } from 'redis';
+import { redisServerPath } from '../../scripts/browsers.mjs';
+
+export type RedisClient = ReturnType<typeof createClient>;
+
+export interface RunningRedis {
+  socket: string;
+  /** A connected client; call `close` to quit them all. */
+  client(): Promise<RedisClient>;
+  stop(): Promise<void>;
+  start(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startRedis(): Promise<RunningRedis> {
+  const dir = mkdtempSync(join(tmpdir(), 'bioid-redis-'));
+  const socket = join(dir, 'redis.sock');
+  const clients: RedisClient[] = [];
+  let child: ChildProcess | undefined;
+
+  const start = async () => {
+    child = spawn(
+      redisServerPath(),
+      ['--port', '0', '--unixsocket', socket, '--unixsocketperm', '700', '--save', '', '--appendonly', 'no', '--dir', dir],
+      { stdio: 'ignore' },
+    );
+    const deadline = Date.now() + 10_000;
+    while (!existsSync(socket)) {
+      if (Date.now() > deadline) throw new Error('redis-server did not open its socket within 10 s');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  };
+  const stop = async () => {
+    const running = child;
+    child = undefined;
+    if (!running || running.exitCode !== null) return;
+    await new Promise<void>((resolve) => {
+      running.once('exit', () => resolve());
+      running.kill('SIGKILL');
+    });
+    rmSync(socket, { force: true });
+  };
+  await start();
+  return {
+    socket,
+    async client() {
+      // As the sidecar makes it: commands fail at once while disconnected, reconnects are quick.
+      const client = createClient({ socket: { path: socket, reconnectStrategy: () => 50 }, disableOfflineQueue: true });
+      client.on('error', () => {});
+      await client.connect();
+      clients.push(client);
+      return client;
+    },
+    stop,
+    start,
+    async close() {
+      for (const client of clients) client.destroy();
+      await stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

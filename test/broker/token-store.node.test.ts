@@ -1,0 +1,420 @@
+/**
+ * The shared token store (docs/broker.md, "Several instances") against a real redis-server on a unix
+ * socket and the simulator's real identity provider: brokers sharing a store make one exchange per token
+ * life, Redis holds nothing readable, a store that goes away costs no request, keys rotate.
+ */
+import { assert } from 'chai';
+import { hashToken } from '../../src/core/token-cache.js';
+import { randomBytes } from 'node:crypto';
+import { startIdp, type RunningIdp } from '../../simulator/src/idp.js';
+import {
+  brokerOptionsFromEnv,
+  redisTokenStore,
+  tokenStoreFromEnv,
+  type BrokerEvent,
+  type TokenBrokerOptions,
+  type TokenStore,
+} from '../../src/broker/index.js';
+import { serve } from '../../src/broker/serve.js';
+import { startSessionCheck } from './bin-support.js';
+import { startRedis, type RedisClient, type RunningRedis } from './redis-server.js';
+import { APP_ORIGIN, CLIENT, brokerAgainst, brokerRequest, readJson, verifyMiddlewareToken } from './support.js';
+
+const KEY = randomBytes(32).toString('base64');
+const NEW_KEY = randomBytes(32).toString('base64');
+
+let idp: RunningIdp;
+let redis: RunningRedis;
+let admin: RedisClient;
+
+before(async () => {
+  idp = await startIdp({ clients: [CLIENT] });
+  redis = await startRedis();
+  admin = await redis.client();
+});
+beforeEach(async () => {
+  await admin.flushAll();
+});
+after(async () => {
+  await redis.close();
+  await idp.close();
+});
+
+const fromHeader = (request: Request) => request.headers.get('X-User-Token');
+const asUser = (token: string) => brokerRequest({ headers: { 'X-User-Token': token } });
+
+/** One broker instance with its own Redis connection, as a separate process would have. */
+async function instance(overrides: Partial<TokenBrokerOptions> = {}, encryptionKey: string | string[] = KEY) {
+  const client = await redis.client();
+  const events: BrokerEvent[] = [];
+  const store = redisTokenStore({ client, encryptionKey });
+  // The counting tests must not fail open because a shared 2-core test machine stalled for a moment; the
+  // outage test uses the default bound.
+  const { broker, log } = brokerAgainst(idp, { store, storeTimeoutMs: 5000, onEvent: (event) => void events.push(event), ...overrides });
+  return { broker, log, client, events, store };
+}
+const exchangeInstance = (overrides: Partial<TokenBrokerOptions> = {}) => instance({ tokenExchange: { subjectToken: fromHeader }, ...overrides });
+
+async function tokenOf(response: Response): Promise<string> {
+  assert.strictEqual(response.status, 200);
+  return (await readJson(response)).access_token as string;
+}
+
+/** Every key name and raw value Redis holds. */
+async function scan(): Promise<{ key: string; value: string }[]> {
+  const keys = await admin.keys('*');
+  return Promise.all(keys.map(async (key) => ({ key, value: (await admin.get(key)) ?? '' })));
+}
+
+/** A fetch that answers for the IdP that it refuses the subject tokens in `revoked` (a signed-out user). */
+function refusingFetch(revoked: Set<string>) {
+  return async (input: string, init?: RequestInit) => {
+    const subject = new URLSearchParams(typeof init?.body === 'string' ? init.body : '').get('subject_token');
+    if (subject && revoked.has(subject)) {
+      return new Response(JSON.stringify({ error: 'invalid_grant' }), { status: 400, headers: { 'Content-Type': 'application/json' } });
+    }
+    return fetch(input, init);
+  };
+}
+
+describe('shared token store: brokers on several instances share one Redis', () => {
+  it('two brokers sharing a store make one client_credentials exchange for 50 cold requests', async () => {
+    const a = await instance();
+    const b = await instance();
+    const before = idp.tokenRequests;
+    const tokens = await Promise.all(Array.from({ length: 50 }, async (_, i) => tokenOf(await (i % 2 ? a : b).broker(brokerRequest()))));
+    assert.strictEqual(idp.tokenRequests - before, 1, 'one exchange for both instances');
+    assert.strictEqual(new Set(tokens).size, 1, 'both instances serve the one token');
+    await verifyMiddlewareToken(idp, tokens[0]!);
+    assert.deepStrictEqual([...a.events, ...b.events], [], 'no store error');
+  });
+
+  it('RFC 8693: twenty users, each served by both instances at once, cost twenty exchanges', async () => {
+    const a = await exchangeInstance();
+    const b = await exchangeInstance();
+    const users = Array.from({ length: 20 }, (_, i) => `shared-user-${i}`);
+    const subjects = await Promise.all(users.map((user) => idp.userToken(user)));
+    const before = idp.tokenRequests;
+    const pairs = await Promise.all(
+      subjects.map(async (subject) => Promise.all([tokenOf(await a.broker(asUser(subject))), tokenOf(await b.broker(asUser(subject)))])),
+    );
+    assert.deepStrictEqual([...a.events, ...b.events], [], 'no store error');
+    assert.strictEqual(idp.tokenRequests - before, users.length, 'one exchange per user across both instances');
+    for (const [i, [fromA, fromB]] of pairs.entries()) {
+      assert.strictEqual(fromA, fromB, `${users[i]} gets the same token from both instances`);
+      assert.strictEqual((await verifyMiddlewareToken(idp, fromA!)).sub, users[i], 'never another user\'s token');
+    }
+  });
+
+  it('Redis holds no token, subject token, user id, client id or secret in clear: key names are HMACs, values ciphertexts', async () => {
+    const machine = await instance();
+    const machineToken = await tokenOf(await machine.broker(brokerRequest()));
+    const a = await exchangeInstance();
+    const users = ['scan-user-alice', 'scan-user-bob'];
+    const subjects = await Promise.all(users.map((user) => idp.userToken(user)));
+    const served = await Promise.all(subjects.map(async (subject) => tokenOf(await a.broker(asUser(subject)))));
+    const entries = await scan();
+    assert.strictEqual(entries.length, 3, 'one entry per token (locks released)');
+    const secrets = [machineToken, ...served, ...subjects, ...users, CLIENT.clientId, CLIENT.clientSecret, idp.baseUrl, KEY];
+    // Pieces too: a JWT's payload alone names the user.
+    const pieces = [machineToken, ...served, ...subjects].flatMap((jwt) => jwt.split('.'));
+    for (const { key, value } of entries) {
+      assert.match(key, /^bioid:broker:[0-9a-f]{64}$/);
+      const decoded = Buffer.from(value, 'base64').toString('latin1');
+      for (const secret of [...secrets, ...pieces]) {
+        for (const text of [key, value, decoded]) assert.notInclude(text, secret, `Redis holds ${secret.slice(0, 16)}…`);
+      }
+    }
+  });
+
+  it('with Redis stopped mid-run every request still answers 200 within a second; once Redis is back the instances share again', async function () {
+    this.timeout(30_000);
+    const a = await exchangeInstance({ storeTimeoutMs: undefined });
+    const b = await exchangeInstance({ storeTimeoutMs: undefined });
+    const warm = await idp.userToken('outage-warm');
+    await tokenOf(await a.broker(asUser(warm)));
+
+    await redis.stop();
+    const subjects = await Promise.all(Array.from({ length: 10 }, (_, i) => idp.userToken(`outage-user-${i}`)));
+    const timed = async (broker: typeof a.broker, subject: string) => {
+      const started = performance.now();
+      const response = await broker(asUser(subject));
+      return { status: response.status, ms: performance.now() - started };
+    };
+    const answers = await Promise.all([warm, ...subjects].flatMap((subject) => [timed(a.broker, subject), timed(b.broker, subject)]));
+    for (const { status, ms } of answers) {
+      assert.strictEqual(status, 200);
+      assert.isBelow(ms, 1000, 'the store costs at most its timeout, never the request');
+    }
+    const events = [...a.events, ...b.events];
+    assert.isNotEmpty(events, 'the outage is reported');
+    for (const event of events) {
+      assert.deepStrictEqual(Object.keys(event).sort(), ['kind', 'operation', 'type'], 'an event carries no token');
+      assert.strictEqual(event.type, 'store-error');
+    }
+
+    await redis.start();
+    const deadline = Date.now() + 10_000;
+    while (!(a.client.isReady && b.client.isReady)) {
+      if (Date.now() > deadline) throw new Error('the clients did not reconnect within 10 s');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const back = await idp.userToken('after-outage');
+    const before = idp.tokenRequests;
+    const [fromA, fromB] = await Promise.all([a.broker(asUser(back)).then(tokenOf), b.broker(asUser(back)).then(tokenOf)]);
+    assert.strictEqual(fromA, fromB);
+    assert.strictEqual(idp.tokenRequests - before, 1, 'sharing resumed');
+  });
+
+  it('a subject token the IdP refuses is deleted from the store, so another instance refuses it right after instead of serving what was cached', async () => {
+    const revoked = new Set<string>();
+    const fetchImpl = refusingFetch(revoked);
+    const alice = await idp.userToken('revoked-alice');
+    // An instance that served alice earlier left her token in the store.
+    const earlier = await exchangeInstance({ fetchImpl });
+    await tokenOf(await earlier.broker(asUser(alice)));
+    assert.strictEqual((await scan()).length, 1);
+
+    revoked.add(alice); // signed out at the identity provider
+    // Instance A cannot read the store this time (a dropped connection), so it asks the IdP: refused.
+    const aClient = await redis.client();
+    const aStore = redisTokenStore({ client: aClient, encryptionKey: KEY });
+    const unreadable: TokenStore = { ...aStore, get: () => Promise.reject(new Error('connection reset')) };
+    const aEvents: BrokerEvent[] = [];
+    const a = brokerAgainst(idp, { store: unreadable, fetchImpl, tokenExchange: { subjectToken: fromHeader }, onEvent: (e) => void aEvents.push(e) });
+    assert.strictEqual((await a.broker(asUser(alice))).status, 502);
+    assert.deepStrictEqual(aEvents, [{ type: 'store-error', operation: 'get', kind: 'error' }]);
+    assert.deepStrictEqual(await scan(), [], 'her entry is gone from the store');
+
+    // Instance B has nothing of alice locally: without the deletion it would serve the stored token.
+    const b = await exchangeInstance({ fetchImpl });
+    assert.strictEqual((await b.broker(asUser(alice))).status, 502);
+  });
+
+  it('a token the middleware refused (X-Refused-Token) is dropped from the store too: no instance serves it again', async () => {
+    const a = await instance();
+    const b = await instance();
+    const first = await tokenOf(await a.broker(brokerRequest()));
+    assert.strictEqual(await tokenOf(await b.broker(brokerRequest())), first, 'shared through the store');
+    const refused = await hashToken(first);
+    const replaced = await tokenOf(await b.broker(brokerRequest({ headers: { 'X-Refused-Token': refused } })));
+    assert.notStrictEqual(replaced, first);
+    const c = await instance();
+    assert.strictEqual(await tokenOf(await c.broker(brokerRequest())), replaced, 'a new instance reads the replacement, not the refused token');
+  });
+
+  it('when a user\'s subject token changes, the entry of the earlier one is dropped from the store too', async () => {
+    const a = await exchangeInstance();
+    const first = await idp.userToken('changing-alice');
+    await tokenOf(await a.broker(asUser(first)));
+    // Signed in again: a new subject token for the same user, exchanged on instance A.
+    const second = await idp.userToken('changing-alice');
+    assert.notStrictEqual(second, first);
+    await tokenOf(await a.broker(asUser(second)));
+    const deadline = Date.now() + 2000;
+    while ((await scan()).length !== 1) {
+      if (Date.now() > deadline) assert.fail('the earlier subject token\'s entry is still in the store');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    // Instance B, shown the earlier subject token, asks the IdP again instead of serving the stored token.
+    const b = await exchangeInstance();
+    const before = idp.tokenRequests;
+    await tokenOf(await b.broker(asUser(first)));
+    assert.strictEqual(idp.tokenRequests - before, 1);
+  });
+
+  it('a value copied under another key does not decrypt: one user\'s stored token never serves another', async () => {
+    const a = await exchangeInstance();
+    const alice = await idp.userToken('copy-alice');
+    const bob = await idp.userToken('copy-bob');
+    await tokenOf(await a.broker(asUser(alice)));
+    const [aliceKey] = await admin.keys('*');
+    await tokenOf(await a.broker(asUser(bob)));
+    const bobKey = (await admin.keys('*')).find((key) => key !== aliceKey)!;
+    // Someone with write access to Redis puts alice's value under bob's key.
+    await admin.set(bobKey, (await admin.get(aliceKey!))!);
+
+    const b = await exchangeInstance();
+    const before = idp.tokenRequests;
+    const token = await tokenOf(await b.broker(asUser(bob)));
+    assert.strictEqual((await verifyMiddlewareToken(idp, token)).sub, 'copy-bob');
+    assert.strictEqual(idp.tokenRequests - before, 1, 'the copied value read as absent, so bob was exchanged');
+
+    // And at the store itself: a copied or altered value is absent.
+    const store = redisTokenStore({ client: admin, encryptionKey: KEY });
+    await store.set('first', 'value one', 60_000);
+    const firstName = (await admin.keys('*')).find((key) => key !== aliceKey && key !== bobKey)!;
+    await store.set('second', 'value two', 60_000);
+    const secondName = (await admin.keys('*')).find((key) => ![aliceKey, bobKey, firstName].includes(key))!;
+    const sealed = (await admin.get(firstName))!;
+    await admin.set(secondName, sealed);
+    assert.strictEqual(await store.get('second'), undefined);
+    assert.strictEqual(await store.get('first'), 'value one');
+    await admin.set(firstName, `${sealed.slice(0, 20)}${sealed[20] === 'A' ? 'B' : 'A'}${sealed.slice(21)}`);
+    assert.strictEqual(await store.get('first'), undefined, 'an altered value is absent');
+  });
+
+  it('rotation: with [new, old] the old key still decrypts and the new one encrypts', async () => {
+    const old = redisTokenStore({ client: admin, encryptionKey: KEY });
+    await old.set('before rotation', 'v1', 60_000);
+    const rotated = redisTokenStore({ client: admin, encryptionKey: [NEW_KEY, KEY] });
+    assert.strictEqual(await rotated.get('before rotation'), 'v1');
+    await rotated.set('after rotation', 'v2', 60_000);
+    assert.strictEqual(await old.get('after rotation'), undefined, 'the old key alone does not read what the new one wrote');
+    assert.strictEqual(await redisTokenStore({ client: admin, encryptionKey: NEW_KEY }).get('after rotation'), 'v2');
+    assert.strictEqual(await redisTokenStore({ client: admin, encryptionKey: `${NEW_KEY},${KEY}` }).get('before rotation'), 'v1', 'a comma-separated list too');
+    const other = randomBytes(32).toString('base64');
+    assert.strictEqual(await redisTokenStore({ client: admin, encryptionKey: other }).get('before rotation'), undefined, 'another key reads nothing');
+
+    // Brokers: an instance already rotated serves what an instance on the old key stored.
+    await admin.flushAll();
+    const before = idp.tokenRequests;
+    const first = await tokenOf(await (await instance({}, KEY)).broker(brokerRequest()));
+    const second = await tokenOf(await (await instance({}, [NEW_KEY, KEY])).broker(brokerRequest()));
+    assert.strictEqual(second, first);
+    assert.strictEqual(idp.tokenRequests - before, 1);
+  });
+
+  it('bioid-broker serve shares tokens through BIOID_TOKEN_STORE_URL and BIOID_TOKEN_STORE_KEY: two sidecars, one exchange', async () => {
+    const sessions = await startSessionCheck(['alice']);
+    const env = {
+      BIOID_CLIENT_ID: CLIENT.clientId,
+      BIOID_CLIENT_SECRET: CLIENT.clientSecret,
+      BIOID_AUTH_URL: idp.baseUrl,
+      BIOID_REALM: idp.realm,
+      BIOID_ALLOWED_ORIGINS: APP_ORIGIN,
+      BIOID_SESSION_CHECK_URL: `${sessions.url}/session`,
+      BIOID_PORT: '0',
+      BIOID_TOKEN_STORE_URL: `unix://${redis.socket}`,
+      BIOID_TOKEN_STORE_KEY: KEY,
+    };
+    const lines: string[] = [];
+    const connections = async () => String(await admin.sendCommand(['CLIENT', 'LIST'])).split('\n').filter(Boolean).length;
+    const already = await connections();
+    const one = await serve({ env, write: (line) => void lines.push(line) });
+    const two = await serve({ env, write: (line) => void lines.push(line) });
+    try {
+      // The sidecars connect in the background: ask once both connections are in.
+      const deadline = Date.now() + 10_000;
+      while ((await connections()) < already + 2) {
+        if (Date.now() > deadline) throw new Error('the sidecars did not connect to Redis within 10 s');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const before = idp.tokenRequests;
+      const ask = (url: string) => fetch(`${url}/`, { headers: { 'X-CSRF': '1', Cookie: 'sid=alice' } });
+      const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => ask(i % 2 ? one.url : two.url)));
+      const tokens = await Promise.all(answers.map(tokenOf));
+      assert.strictEqual(new Set(tokens).size, 1);
+      assert.strictEqual(idp.tokenRequests - before, 1);
+      const listening = lines.map((line) => JSON.parse(line) as Record<string, unknown>).find((line) => line.event === 'listening')!;
+      assert.strictEqual(listening.store, `unix://${redis.socket}`);
+      assert.notInclude(lines.join('\n'), KEY);
+    } finally {
+      await one.close();
+      await two.close();
+      await sessions.close();
+    }
+  });
+
+  it('bioid-broker serve starts and serves while its Redis is unreachable, logging the connection error once a minute at most', async () => {
+    const sessions = await startSessionCheck(['alice']);
+    const env = {
+      BIOID_CLIENT_ID: CLIENT.clientId,
+      BIOID_CLIENT_SECRET: CLIENT.clientSecret,
+      BIOID_AUTH_URL: idp.baseUrl,
+      BIOID_REALM: idp.realm,
+      BIOID_SESSION_CHECK_URL: `${sessions.url}/session`,
+      BIOID_PORT: '0',
+      BIOID_TOKEN_STORE_URL: `unix://${redis.socket}.absent`,
+      BIOID_TOKEN_STORE_KEY: KEY,
+    };
+    const lines: Record<string, unknown>[] = [];
+    const sidecar = await serve({ env, write: (line) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+    try {
+      for (let i = 0; i < 5; i++) {
+        const response = await fetch(`${sidecar.url}/`, { headers: { 'X-CSRF': '1', Cookie: 'sid=alice' } });
+        assert.strictEqual(response.status, 200);
+        await response.arrayBuffer();
+      }
+      // Long enough for the client to retry its connection several times.
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      assert.strictEqual(lines.filter((line) => line.event === 'store-connection-error').length, 1, JSON.stringify(lines));
+      assert.strictEqual(lines.filter((line) => line.event === 'store-error').length, 1, 'store failures: one line, the rest counted');
+    } finally {
+      await sidecar.close();
+      await sessions.close();
+    }
+  });
+});
+
+describe('shared token store: configuration errors name what to fix', () => {
+  const base = { BIOID_CLIENT_ID: 'c', BIOID_CLIENT_SECRET: 's', BIOID_AUTH_URL: 'https://idp.example.com/realms/r' };
+  const authorize = () => true;
+  const errorOf = (fn: () => unknown): string => {
+    try {
+      fn();
+    } catch (error) {
+      return (error as Error).message;
+    }
+    throw new Error('expected a configuration error');
+  };
+
+  it('a store URL without a key, or a key without a URL, names both variables and how to make a key', () => {
+    const noKey = errorOf(() => brokerOptionsFromEnv({ ...base, BIOID_TOKEN_STORE_URL: 'redis://cache:6379' }, { authorize }));
+    assert.match(noKey, /BIOID_TOKEN_STORE_URL is set but BIOID_TOKEN_STORE_KEY is not/);
+    assert.include(noKey, 'openssl rand -base64 32');
+    const noUrl = errorOf(() => brokerOptionsFromEnv({ ...base, BIOID_TOKEN_STORE_KEY: KEY }, { authorize }));
+    assert.match(noUrl, /BIOID_TOKEN_STORE_KEY is set but BIOID_TOKEN_STORE_URL is not/);
+    assert.notInclude(noUrl, KEY);
+  });
+
+  it('a key that is not 32 bytes of base64 names BIOID_TOKEN_STORE_KEY and never echoes it', () => {
+    for (const bad of [randomBytes(16).toString('base64'), 'not base64 at all!', `${KEY},${randomBytes(31).toString('base64')}`]) {
+      const message = errorOf(() => tokenStoreFromEnv({ BIOID_TOKEN_STORE_URL: 'redis://cache:6379', BIOID_TOKEN_STORE_KEY: bad }));
+      assert.match(message, /environment variable BIOID_TOKEN_STORE_KEY must be 32 random bytes in base64/);
+      assert.include(message, 'openssl rand -base64 32');
+      for (const part of bad.split(',')) assert.notInclude(message, part);
+    }
+  });
+
+  it('the URL must be redis://, rediss:// or unix://', () => {
+    const message = errorOf(() => tokenStoreFromEnv({ BIOID_TOKEN_STORE_URL: 'http://cache:6379', BIOID_TOKEN_STORE_KEY: KEY }));
+    assert.match(message, /BIOID_TOKEN_STORE_URL must start with redis:\/\/, rediss:\/\/ or unix:\/\//);
+    assert.deepStrictEqual(tokenStoreFromEnv({ BIOID_TOKEN_STORE_URL: 'unix:///run/redis/redis.sock', BIOID_TOKEN_STORE_KEY: ` ${KEY} , ${NEW_KEY}` }), {
+      url: 'unix:///run/redis/redis.sock',
+      socketPath: '/run/redis/redis.sock',
+      encryptionKey: [KEY, NEW_KEY],
+    });
+    assert.strictEqual(tokenStoreFromEnv({}), undefined);
+  });
+
+  it('brokerOptionsFromEnv cannot connect by itself: with the variables set it asks for overrides.store, and takes it', () => {
+    const env = { ...base, BIOID_TOKEN_STORE_URL: 'redis://cache:6379', BIOID_TOKEN_STORE_KEY: KEY };
+    assert.match(errorOf(() => brokerOptionsFromEnv(env, { authorize })), /pass overrides\.store = redisTokenStore/);
+    const store = redisTokenStore({ client: admin, encryptionKey: KEY });
+    assert.strictEqual(brokerOptionsFromEnv(env, { authorize, store }).store, store);
+  });
+
+  it('redisTokenStore names encryptionKey when it is missing or not 32 bytes, never echoing it', () => {
+    const short = randomBytes(24).toString('base64');
+    for (const encryptionKey of [undefined, short, [KEY, short], []]) {
+      const message = errorOf(() => redisTokenStore({ client: admin, encryptionKey: encryptionKey as unknown as string }));
+      assert.match(message, /^redisTokenStore: encryptionKey /);
+      assert.include(message, 'openssl rand -base64 32');
+      assert.notInclude(message, short);
+    }
+  });
+
+  it('serve with a store URL but without the redis package stops at start, saying to install redis', async () => {
+    const sessions = await startSessionCheck([]);
+    try {
+      const env = { ...base, BIOID_SESSION_CHECK_URL: `${sessions.url}/session`, BIOID_PORT: '0', BIOID_TOKEN_STORE_URL: 'redis://127.0.0.1:1', BIOID_TOKEN_STORE_KEY: KEY };
+      const missing = () => Promise.reject(Object.assign(new Error("Cannot find package 'redis'"), { code: 'ERR_MODULE_NOT_FOUND' }));
+      let message = '';
+      await serve({ env, write: () => {}, loadRedis: missing }).catch((error: Error) => (message = error.message));
+      assert.match(message, /BIOID_TOKEN_STORE_URL is set, but the redis package cannot be loaded: install redis/);
+    } finally {
+      await sessions.close();
+    }
+  });
+});
