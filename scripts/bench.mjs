@@ -24,6 +24,7 @@ const SECTIONS = [
   ['size', '1 Size', () => import('../bench/size.mjs').then((m) => m.runSize)],
   ['tokens', '2 Token economy', () => import('../bench/tokens.mjs').then((m) => m.runTokens)],
   ['broker', '3 Broker', () => import('../bench/broker.mjs').then((m) => m.runBroker)],
+  ['store', '3b Shared store', () => import('../bench/store.mjs').then((m) => m.runStore)],
   ['startup', '4 Start-up', () => import('../bench/startup.mjs').then((m) => m.runStartup)],
   ['polling', '5 Polling', () => import('../bench/polling.mjs').then((m) => m.runPolling)],
   ['leaks', '6 Leaks', () => import('../bench/leaks.mjs').then((m) => m.runLeaks)],

@@ -17,8 +17,46 @@ export interface StoreErrorEvent {
   kind: 'timeout' | 'error';
 }
 
-/** Every event the broker reports. More kinds will join this union; switch on `type`. */
-export type BrokerEvent = StoreErrorEvent;
+/**
+ * How a token request was answered: `token` (200), `preflight` (204), or the refusal's reason
+ * (`origin-not-allowed`, `method`, `csrf`, `no-session`, `no-cookie`, `no-subject-token`), `exchange-failed`
+ * (502) or `internal` (500, an integrator callback threw).
+ */
+export type RequestOutcome =
+  | 'token'
+  | 'preflight'
+  | 'origin-not-allowed'
+  | 'method'
+  | 'csrf'
+  | 'no-session'
+  | 'no-cookie'
+  | 'no-subject-token'
+  | 'exchange-failed'
+  | 'internal';
+
+/** A request answered, with its HTTP status and how long the broker took (ms). */
+export interface RequestEvent {
+  type: 'request';
+  outcome: RequestOutcome;
+  status: number;
+  durationMs: number;
+}
+
+/**
+ * An exchange with the identity provider: `ok`, `refused` (the IdP answered 4xx: a wrong secret, a
+ * revoked subject token) or `failed` (5xx, timeout, network, an answer without a token).
+ */
+export interface ExchangeEvent {
+  type: 'exchange';
+  grant: 'client_credentials' | 'token-exchange';
+  result: 'ok' | 'refused' | 'failed';
+  /** The IdP's HTTP status, when it answered. */
+  status?: number;
+  durationMs: number;
+}
+
+/** Every event the broker reports; switch on `type`. More kinds may join this union. */
+export type BrokerEvent = RequestEvent | ExchangeEvent | StoreErrorEvent;
 
 export type BrokerEventListener = (event: BrokerEvent) => void;
 
@@ -33,4 +71,15 @@ export function safeEmitter(listener: BrokerEventListener | undefined): (event: 
       // A failing listener must not turn a served token into an error.
     }
   };
+}
+
+/** The outcome of an answer: its status, and for a refusal the `reason` its body carries. */
+export function outcomeOf(method: string, answer: { status: number; body: string | null }): RequestOutcome {
+  if (answer.status === 200) return 'token';
+  if (method === 'OPTIONS') return answer.status === 204 ? 'preflight' : 'origin-not-allowed';
+  if (answer.status === 405) return 'method';
+  if (answer.status === 502) return 'exchange-failed';
+  if (answer.status === 500) return 'internal';
+  const reason = /"reason":"([a-z-]+)"/.exec(answer.body ?? '')?.[1];
+  return reason === 'csrf' || reason === 'no-cookie' || reason === 'no-subject-token' ? reason : 'no-session';
 }

@@ -17,7 +17,7 @@ import { corsHeaders, preflightAnswer, type HeaderRecord } from './cors.js';
 import { resolveBrokerOptions, type BrokerContext, type TokenBrokerOptions } from './options.js';
 import { defaultRefusalLog, refusalOrigin, type RefusalReason } from './refusal.js';
 import { tokenCacheKey } from './cache-key.js';
-import { safeEmitter } from './events.js';
+import { outcomeOf, safeEmitter, type ExchangeEvent } from './events.js';
 import { SharedTokens } from './shared-tokens.js';
 import { UserTokens, unlessRefused } from './user-tokens.js';
 
@@ -118,10 +118,25 @@ export function createBrokerCore(options: TokenBrokerOptions): BrokerCore {
   const store = config.store
     ? new SharedTokens({ store: config.store, timeoutMs: config.storeTimeoutMs, waitMs: timeoutMs, emit })
     : undefined;
-  const machineToken = () => exchangeToken(endpoint, clientCredentialsForm(client), exchangeOptions);
+  /** An IdP exchange, reported as an `exchange` event with its result and duration. */
+  const timed = async (grant: ExchangeEvent['grant'], form: URLSearchParams): Promise<IssuedToken> => {
+    const started = performance.now();
+    const report = (result: ExchangeEvent['result'], status?: number) =>
+      emit({ type: 'exchange', grant, result, ...(status === undefined ? {} : { status }), durationMs: performance.now() - started });
+    try {
+      const issued = await exchangeToken(endpoint, form, exchangeOptions);
+      report('ok');
+      return issued;
+    } catch (error) {
+      const status = error instanceof BioIDError ? error.status : undefined;
+      report(error instanceof BioIDError && error.code === 'auth' && status !== undefined && status >= 400 && status < 500 ? 'refused' : 'failed', status);
+      throw error;
+    }
+  };
+  const machineToken = () => timed('client_credentials', clientCredentialsForm(client));
   const machineKey = tokenCacheKey(endpoint, client, 'client_credentials');
   const shared = exchange ? undefined : new TokenCache(store ? () => store.obtain(machineKey, machineToken) : machineToken);
-  const userToken = (subjectToken: string): Promise<IssuedToken> => exchangeToken(endpoint, tokenExchangeForm(client, subjectToken), exchangeOptions);
+  const userToken = (subjectToken: string): Promise<IssuedToken> => timed('token-exchange', tokenExchangeForm(client, subjectToken));
   const perUser = exchange
     ? new UserTokens(
         store ? (subjectToken) => sharedUserToken(store, subjectToken) : userToken,
@@ -177,7 +192,7 @@ export function createBrokerCore(options: TokenBrokerOptions): BrokerCore {
     return { accessToken, remaining: remainingSeconds };
   }
 
-  return async function tokenBroker(input: BrokerInput, context: BrokerContext): Promise<BrokerAnswer> {
+  const tokenBroker = async function tokenBroker(input: BrokerInput, context: BrokerContext): Promise<BrokerAnswer> {
     const origin = input.header('origin');
     if (input.method === 'OPTIONS') {
       // Rule 2: a preflight from an origin that is not allowed is the one refusal logged by default.
@@ -218,6 +233,14 @@ export function createBrokerCore(options: TokenBrokerOptions): BrokerCore {
     const expiresIn = Math.max(1, issued.remaining ?? 1);
     const body = { access_token: issued.accessToken, expires_in: expiresIn };
     return json(200, config.middlewareUrl ? { ...body, middleware_url: config.middlewareUrl } : body, origin);
+  };
+  if (!config.onEvent) return tokenBroker;
+  // Each answer reported as a `request` event; without a listener the hot path pays nothing for it.
+  return async (input, context) => {
+    const started = performance.now();
+    const answer = await tokenBroker(input, context);
+    emit({ type: 'request', outcome: outcomeOf(input.method, answer), status: answer.status, durationMs: performance.now() - started });
+    return answer;
   };
 }
 

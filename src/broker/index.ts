@@ -6,7 +6,7 @@
 export { createTokenBroker, type TokenBrokerHandler } from './handler.js';
 export { expressTokenBroker, toNodeHandler, type NodeTokenBrokerHandler } from './node.js';
 export type { BrokerRefusal, RefusalReason } from './refusal.js';
-export type { BrokerEvent, BrokerEventListener, StoreErrorEvent, StoreOperation } from './events.js';
+export type { BrokerEvent, BrokerEventListener, ExchangeEvent, RequestEvent, RequestOutcome, StoreErrorEvent, StoreOperation } from './events.js';
 export { memoryTokenStore, type TokenStore } from './store.js';
 export { DEFAULT_STORE_PREFIX, redisTokenStore, type RedisClientLike, type RedisTokenStoreOptions } from './redis-store.js';
 export { BROKER_ENV, brokerOptionsFromEnv, type BrokerOverrides, type EnvLike } from './env.js';

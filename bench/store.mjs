@@ -1,0 +1,107 @@
+// Section 3b: the shared token store (docs/broker.md, "Several instances").
+// Four broker instances, each with its own Redis connection (in one process: the bench measures the
+// store's sharing and its cost, which separate processes would not change), the simulator's real IdP,
+// a real redis-server (test/broker/redis-server.ts) on a unix socket. 1,000 distinct RFC 8693 users send
+// 10 requests each to instances picked at random:
+//  a) IdP exchanges with the store (goal: one per user) and without (each instance its own memory);
+//  b) cached-path latency p50 and p99 with the store against memory only;
+//  c) Redis killed during a run: requests that failed (goal 0: the store fails open).
+import { randomBytes } from 'node:crypto';
+import { fmt, notMeasured, row } from './report.mjs';
+
+const SECTION = '3b Shared store';
+const USERS = 1000;
+const REQUESTS_PER_USER = 10;
+const INSTANCES = 4;
+
+const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+
+async function setUp() {
+  const { startIdp } = await import('../simulator/src/idp.ts');
+  const { startRedis } = await import('../test/broker/redis-server.ts');
+  const broker = await import('../src/broker/index.ts');
+  const client = { clientId: 'bench-store', clientSecret: 'bench-store-secret' };
+  const idp = await startIdp({ clients: [client], port: 0 });
+  const redis = await startRedis();
+  const key = randomBytes(32).toString('base64');
+  /** `INSTANCES` brokers of the RFC 8693 variant; with `shared`, each over its own Redis connection. */
+  const instances = async (shared) =>
+    Promise.all(
+      Array.from({ length: INSTANCES }, async () =>
+        broker.createTokenBroker({
+          issuerUrl: idp.baseUrl,
+          realm: idp.realm,
+          ...client,
+          authorize: () => true,
+          logger: () => {},
+          tokenExchange: { subjectToken: (request) => request.headers.get('X-User-Token'), maxCachedUsers: USERS * 2 },
+          ...(shared ? { store: broker.redisTokenStore({ client: await redis.client(), encryptionKey: key }), storeTimeoutMs: 1000 } : {}),
+        }),
+      ),
+    );
+  const subjects = await Promise.all(Array.from({ length: USERS }, (_, i) => idp.userToken(`bench-user-${i}`)));
+  return { idp, redis, instances, subjects, close: async () => Promise.all([redis.close(), idp.close()]) };
+}
+
+/** Every user's requests, in random order, each to a random instance; the statuses and each request's ms. */
+async function run(brokers, subjects, during) {
+  const jobs = subjects.flatMap((subject) => Array.from({ length: REQUESTS_PER_USER }, () => subject)).sort(() => Math.random() - 0.5);
+  const statuses = [];
+  const times = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < jobs.length) {
+      const subject = jobs[next++];
+      if (next === Math.floor(jobs.length / 2)) await during?.();
+      const instance = brokers[Math.floor(Math.random() * brokers.length)];
+      const started = performance.now();
+      const response = await instance(new Request('https://backend.example.com/bioid/token', { headers: { 'X-CSRF': '1', 'X-User-Token': subject } }));
+      await response.arrayBuffer();
+      times.push(performance.now() - started);
+      statuses.push(response.status);
+    }
+  };
+  await Promise.all(Array.from({ length: 50 }, worker));
+  return { statuses, times: times.sort((a, b) => a - b) };
+}
+
+export async function runStore({ log }) {
+  const rows = [];
+  let world;
+  try {
+    world = await setUp();
+    const { idp, redis, instances, subjects } = world;
+
+    let before = idp.tokenRequests;
+    const shared = await run(await instances(true), subjects);
+    const withStore = idp.tokenRequests - before;
+    before = idp.tokenRequests;
+    const memory = await run(await instances(false), subjects);
+    const withoutStore = idp.tokenRequests - before;
+    rows.push(
+      row(SECTION, `IdP exchanges: ${USERS} RFC 8693 users × ${REQUESTS_PER_USER} requests over ${INSTANCES} instances, with the store`, fmt(withStore), `= ${USERS}`, withStore === USERS ? 'pass' : 'MISS', `without the store: ${fmt(withoutStore)} (up to ${fmt(USERS * INSTANCES)})`),
+    );
+    // The cached path: the second and later requests of each user (the first ones exchange).
+    const cached = (r) => r.times.slice(0, Math.floor(r.times.length * 0.9));
+    const [s, m] = [cached(shared), cached(memory)];
+    rows.push(
+      row(SECTION, 'cached path latency p50 / p99 (ms), store vs memory only', `${fmt(percentile(s, 50))} / ${fmt(percentile(s, 99))} vs ${fmt(percentile(m, 50))} / ${fmt(percentile(m, 99))}`, '', '—', 'in-process handler calls, 50 at a time'),
+    );
+
+    await redis.client().then((admin) => admin.flushAll());
+    log('bench: store: Redis killed halfway through a run …');
+    const outage = await run(await instances(true), subjects, () => redis.stop());
+    const failed = outage.statuses.filter((status) => status !== 200).length;
+    rows.push(row(SECTION, 'requests that failed with Redis killed halfway through the run', fmt(failed), '= 0', failed === 0 ? 'pass' : 'MISS', `${fmt(outage.statuses.length)} requests`));
+  } catch (error) {
+    rows.push(notMeasured(SECTION, 'shared store', `failed (${error instanceof Error ? error.message.split('\n')[0] : error})`));
+  } finally {
+    await world?.close().catch(() => {});
+  }
+  return {
+    rows,
+    methods: [
+      `${SECTION}: ${INSTANCES} broker instances in one process, each with its own connection to a real redis-server on a unix socket, the simulator's real IdP; ${USERS} RFC 8693 users send ${REQUESTS_PER_USER} requests each to random instances, 50 at a time.`,
+    ],
+  };
+}
