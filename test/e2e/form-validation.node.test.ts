@@ -35,6 +35,8 @@ for (const engine of selectedEngines()) describe(`issue 13 item 5: a blocked for
     server = createServer((req, res) => {
       if (req.method === 'POST') submissions += 1;
       if (req.url === '/favicon.ico') return void res.writeHead(204).end();
+      // The element gets its token ready when it gets focus (the first sign of intent): a signed-in broker.
+      if (req.url === '/token') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"access_token":"form-token-0123456789","expires_in":300}');
       const script = req.url === '/bioid-elements.js';
       res.writeHead(script || req.url === '/' ? 200 : 404, { 'content-type': script ? 'text/javascript' : 'text/html' });
       res.end(script ? bundle : PAGE);

@@ -274,8 +274,10 @@ describe('browser security of dist/bioid-elements.js (strict CSP, inert markup, 
 
   it('static: the bundle builds client_secret in exactly one place (the core exchange form), guarded by dangerouslyAllowBrowser', () => {
     const mentions = BUNDLE.match(/client_secret/g) ?? [];
-    // 1: core/exchange.ts clientCredentialsForm; 2: core/errors.ts scrubServerText's redaction pattern.
-    assert.strictEqual(mentions.length, 2, `client_secret occurs ${mentions.length} times: a new code path would send a secret`);
+    // 1: core/exchange.ts clientCredentialsForm; 2: core/errors.ts scrubServerText's redaction pattern;
+    // 3: core/exchange.ts reading the value back to scrub it from the identity provider's answer.
+    assert.strictEqual(mentions.length, 3, `client_secret occurs ${mentions.length} times: a new code path would send a secret`);
+    assert.strictEqual((BUNDLE.match(/\.get\("client_secret"\)/g) ?? []).length, 1, 'the one read, for scrubbing');
     assert.strictEqual((BUNDLE.match(/client_secret:/g) ?? []).length, 1, 'one form field client_secret');
     assert.strictEqual((BUNDLE.match(/\|client_secret\)/g) ?? []).length, 1, 'the redaction pattern');
     assert.strictEqual((BUNDLE.match(/clientSecret/g) ?? []).length >= 1, true);
