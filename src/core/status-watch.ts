@@ -1,12 +1,15 @@
 /**
  * Reader status (spec 9.2, 9.3): polls the local service's /status while anyone listens, reports only
  * changes, backs off while the service is unreachable, pauses while the page is hidden, and never
- * polls when pinned. It needs no middleware and no token. One watcher per local service for the whole
+ * polls when pinned. It needs no middleware and no token. Where the browser asks the user before a page
+ * reaches the local service (Chromium's Local Network Access), it reads that permission first: while
+ * 'prompt' it waits for a user gesture (connectLocalService), while 'denied' it asks nothing and says
+ * the browser blocks it (docs/cms.md). One watcher per local service for the whole
  * page: every reader, `<bio-reader-status>` and operation element watching the same service shares its
  * polling.
  */
 import { DEFAULT_READER_SERVICE_URL, SHARED_OPTIONS, httpUrlOr, readOptions, readPin, type Pin } from './config.js';
-import { fetchStatus, pickTarget, type DeviceInfo, type LocalServiceContext } from './discovery.js';
+import { blockedError, fetchStatus, loopbackPermission, pickTarget, type DeviceInfo, type LocalServiceContext } from './discovery.js';
 import { BioIDError, callListener, messageOf } from './errors.js';
 import type { FetchLike } from './http.js';
 
@@ -17,8 +20,12 @@ export type ReaderState =
   | 'ready'
   /** The service answered but no device is connected. */
   | 'no-device'
-  /** The local service could not be reached (not running, blocked, or a CORS refusal). */
+  /** The local service could not be reached (not running, or a CORS refusal). */
   | 'unreachable'
+  /** The browser would ask the user first: nothing is asked until a user gesture (connectLocalService). */
+  | 'prompt'
+  /** The browser does not let this page reach the local service (its permission is denied); nothing is asked. */
+  | 'blocked'
   /** The local service answered with an error or an unexpected payload. */
   | 'error'
   /** Pinned ids are used as given; the local service is never asked (spec 9.3). */
@@ -30,7 +37,7 @@ export interface ReaderStatus {
   workstationId?: string;
   deviceId?: string;
   devices?: DeviceInfo[];
-  /** For 'unreachable' and 'error': what went wrong and what to do. */
+  /** For 'unreachable', 'blocked' and 'error': what went wrong and what to do. */
   message?: string;
 }
 
@@ -56,6 +63,20 @@ export interface StatusWatchOptions {
 const WATCH_OPTIONS = { localServiceUrl: httpUrlOr(DEFAULT_READER_SERVICE_URL), ...SHARED_OPTIONS };
 
 const watchers = new Map<string, StatusWatcher>();
+
+/** Set once a user gesture (or an operation the page started) lets the watchers ask while the permission is 'prompt'. */
+let connected = false;
+const waiting = new Set<() => void>();
+
+/**
+ * Lets the status watchers reach the local service while the browser's permission is 'prompt'. Call it
+ * from a user gesture (the elements do, on their clicks): the browser's question then follows the user's
+ * action, not the page load (docs/cms.md).
+ */
+export function connectLocalService(): void {
+  connected = true;
+  for (const resume of [...waiting]) resume();
+}
 
 /**
  * Reports the reader status to `listener` (the current one at once, then each change) until the returned
@@ -86,7 +107,12 @@ export class StatusWatcher {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private inflight: AbortController | undefined;
   private failures = 0;
+  /** The loopback permission; null where none applies, undefined until read. */
+  private permission: PermissionStatus | null | undefined;
+  /** Counts starts and stops: a permission read that outlived its start is dropped. */
+  private session = 0;
   private readonly onVisibility = () => this.visibilityChanged();
+  private readonly follow = () => this.proceed();
 
   constructor(
     private readonly ctx: LocalServiceContext,
@@ -117,15 +143,48 @@ export class StatusWatcher {
     document_()?.addEventListener('visibilitychange', this.onVisibility);
     this.lastKey = '';
     this.failures = 0;
-    if (!isHidden()) void this.poll();
+    const session = ++this.session;
+    void loopbackPermission().then((permission) => {
+      if (session !== this.session) return;
+      this.permission = permission ?? null;
+      permission?.addEventListener('change', this.follow);
+      this.proceed();
+    });
   }
 
-  private stop(): void {
-    document_()?.removeEventListener('visibilitychange', this.onVisibility);
+  /** Polls unless the permission says not to: 'denied' blocks, 'prompt' waits for connectLocalService(). */
+  private proceed(): void {
+    if (this.permission === undefined) return; // still reading it: start() goes on
+    const state = this.permission?.state;
+    waiting.delete(this.follow);
+    if (state === 'denied' || (state === 'prompt' && !connected)) {
+      this.halt();
+      if (state === 'prompt') {
+        waiting.add(this.follow);
+        this.emit({ state, pinned: false });
+      } else {
+        this.emit({ state: 'blocked', pinned: false, message: blockedError(this.ctx.localServiceUrl).message });
+      }
+    } else if (!this.timer && !this.inflight && !isHidden()) {
+      if (this.last?.state === 'prompt' || this.last?.state === 'blocked') this.emit({ state: 'checking', pinned: false });
+      void this.poll();
+    }
+  }
+
+  private halt(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
     this.inflight?.abort();
     this.inflight = undefined;
+  }
+
+  private stop(): void {
+    document_()?.removeEventListener('visibilitychange', this.onVisibility);
+    this.session += 1;
+    this.permission?.removeEventListener('change', this.follow);
+    this.permission = undefined;
+    waiting.delete(this.follow);
+    this.halt();
     this.last = undefined;
   }
 
@@ -133,8 +192,8 @@ export class StatusWatcher {
     if (isHidden()) {
       clearTimeout(this.timer);
       this.timer = undefined;
-    } else if (!this.timer && !this.inflight && this.listeners.size > 0) {
-      void this.poll();
+    } else if (this.listeners.size > 0) {
+      this.proceed();
     }
   }
 
