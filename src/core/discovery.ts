@@ -66,7 +66,7 @@ export async function loopbackPermission(): Promise<PermissionStatus | undefined
 export const blockedError = (url: string): BioIDError =>
   new BioIDError(
     'local-network-blocked',
-    `The browser blocks this page from reaching the local hardware service at ${url} (local network access). Allow it in the site settings (the icon before the address), then reload the page.`,
+    `The browser blocks this page from reaching the local hardware service at ${url}: allow local network access in the site settings, then reload.`,
     { retryable: false },
   );
 
