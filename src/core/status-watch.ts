@@ -114,7 +114,8 @@ export class StatusWatcher {
   /** Counts starts and stops: a permission read that outlived its start is dropped. */
   private session = 0;
   private readonly onVisibility = () => this.visibilityChanged();
-  private readonly follow = () => this.proceed();
+  /** Decides again what to do: on the permission's change, and on connectLocalService(). */
+  private readonly resume = () => this.proceed();
   /** This tab's part in the election of the tabs' poller: aborted when it leaves (which releases a lock it holds). */
   private election: AbortController | undefined;
   private channel: BroadcastChannel | undefined;
@@ -159,7 +160,7 @@ export class StatusWatcher {
     void loopbackPermission().then((permission) => {
       if (session !== this.session) return;
       this.permission = permission ?? null;
-      permission?.addEventListener('change', this.follow);
+      permission?.addEventListener('change', this.resume);
       this.proceed();
     });
   }
@@ -168,11 +169,11 @@ export class StatusWatcher {
   private proceed(): void {
     if (this.permission === undefined) return; // still reading it: start() goes on
     const state = this.permission?.state;
-    waiting.delete(this.follow);
+    waiting.delete(this.resume);
     if (state === 'denied' || (state === 'prompt' && !connected)) {
       this.halt();
       if (state === 'prompt') {
-        waiting.add(this.follow);
+        waiting.add(this.resume);
         this.emit({ state, pinned: false });
       } else {
         this.emit({ state: 'blocked', pinned: false, message: blockedError(this.ctx.localServiceUrl).message });
@@ -259,9 +260,9 @@ export class StatusWatcher {
   private stop(): void {
     document_()?.removeEventListener('visibilitychange', this.onVisibility);
     this.session += 1;
-    this.permission?.removeEventListener('change', this.follow);
+    this.permission?.removeEventListener('change', this.resume);
     this.permission = undefined;
-    waiting.delete(this.follow);
+    waiting.delete(this.resume);
     this.halt();
     this.last = undefined;
   }
