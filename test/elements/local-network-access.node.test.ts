@@ -204,6 +204,14 @@ describe('Local Network Access in Chromium (a public page, the local service on 
     assert.strictEqual(statusAttempts, 0, 'no /status request, not even for the verify click');
   });
 
+  it('denied: <bio-diagnostics> reports the local service blocked, with its code, and sends nothing there', async () => {
+    await open('denied', '<bio-diagnostics local-service-url="LOCAL"></bio-diagnostics>');
+    await page.waitForFunction(() => /local-service: blocked/.test((document.querySelector('bio-diagnostics') as unknown as { report: string }).report));
+    const report = await page.evaluate(() => (document.querySelector('bio-diagnostics') as unknown as { report: string }).report);
+    assert.match(report, /local-service: blocked local-network-blocked/);
+    assert.strictEqual(statusAttempts, 0);
+  });
+
   it('follows the permission: allowed in the site settings, the blocked element polls without a reload', async () => {
     await open('denied', '<bio-reader-status local-service-url="LOCAL"></bio-reader-status>');
     await waitForState('blocked');
