@@ -39,7 +39,7 @@ const PHASES: ReaderPhase[] = ['token', 'locating', 'dispatched'];
 const NO_TARGET = { workstationId: '', deviceId: '' };
 
 /** Failures that report the state of the reader or its workstation: they hold only until the status watch reports it ready again. */
-const READER_FAILURES = ['workstation-offline', 'local-service-unreachable', 'no-device', 'local-service'];
+const READER_FAILURES = ['workstation-offline', 'local-service-unreachable', 'local-network-blocked', 'no-device', 'local-service'];
 
 /**
  * What `bio-enroll`, `bio-verify`, `bio-search` and `bio-enrolled` share: the button, `start()`, the

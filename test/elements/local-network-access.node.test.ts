@@ -212,13 +212,22 @@ describe('Local Network Access in Chromium (a public page, the local service on 
     assert.strictEqual(statusAttempts, 0);
   });
 
-  it('follows the permission: allowed in the site settings, the blocked element polls without a reload', async () => {
-    await open('denied', '<bio-reader-status local-service-url="LOCAL"></bio-reader-status>');
+  it('follows the permission: allowed in the site settings, the blocked elements recover without a reload', async () => {
+    await open(
+      'denied',
+      `<bio-reader-status local-service-url="LOCAL"></bio-reader-status>
+       <bio-verify middleware-url="LOCAL" token-endpoint="/token" local-service-url="LOCAL" subject-id="alice" integrator-id="acme"></bio-verify>`,
+    );
     await waitForState('blocked');
+    await clickIn('bio-verify', 'button');
+    await page.waitForFunction(() => (window as unknown as { errors: unknown[] }).errors.length === 2);
+    assert.include(await shadowText('bio-verify'), 'The browser blocks this site');
     const cdp = await page.createCDPSession();
     for (const name of PERMISSIONS) await cdp.send('Browser.setPermission', { origin, permission: { name }, setting: 'granted' });
     await waitForState('ready');
     assert.isAbove(statusHits, 0);
+    // The verify element's failure was about the reader: it clears once the status watch reports it ready.
+    await page.waitForFunction(() => !/blocks this site/.test(document.querySelector('bio-verify')!.shadowRoot!.textContent!));
   });
 
   it('a browser that does not know the permission names polls on load, as today', async () => {
