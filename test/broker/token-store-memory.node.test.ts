@@ -18,7 +18,8 @@ const never = () => new Promise<never>(() => {});
 
 function withEvents(overrides: Partial<TokenBrokerOptions>) {
   const events: BrokerEvent[] = [];
-  const { broker, log } = brokerAgainst(idp, { onEvent: (event) => void events.push(event), ...overrides });
+  // The store's own events; request and exchange events are tested in test/broker/events.node.test.ts.
+  const { broker, log } = brokerAgainst(idp, { onEvent: (event) => void (event.type === 'store-error' && events.push(event)), ...overrides });
   return { broker, log, events };
 }
 

@@ -50,7 +50,8 @@ async function instance(overrides: Partial<TokenBrokerOptions> = {}, encryptionK
   const store = redisTokenStore({ client, encryptionKey });
   // The counting tests must not fail open because a shared 2-core test machine stalled for a moment; the
   // outage test uses the default bound.
-  const { broker, log } = brokerAgainst(idp, { store, storeTimeoutMs: 5000, onEvent: (event) => void events.push(event), ...overrides });
+  // The store's own events; request and exchange events are tested in test/broker/events.node.test.ts.
+  const { broker, log } = brokerAgainst(idp, { store, storeTimeoutMs: 5000, onEvent: (event) => void (event.type === 'store-error' && events.push(event)), ...overrides });
   return { broker, log, client, events, store };
 }
 const exchangeInstance = (overrides: Partial<TokenBrokerOptions> = {}) => instance({ tokenExchange: { subjectToken: fromHeader }, ...overrides });
@@ -181,7 +182,7 @@ describe('shared token store: brokers on several instances share one Redis', () 
     const aStore = redisTokenStore({ client: aClient, encryptionKey: KEY });
     const unreadable: TokenStore = { ...aStore, get: () => Promise.reject(new Error('connection reset')) };
     const aEvents: BrokerEvent[] = [];
-    const a = brokerAgainst(idp, { store: unreadable, fetchImpl, tokenExchange: { subjectToken: fromHeader }, onEvent: (e) => void aEvents.push(e) });
+    const a = brokerAgainst(idp, { store: unreadable, fetchImpl, tokenExchange: { subjectToken: fromHeader }, onEvent: (e) => void (e.type === 'store-error' && aEvents.push(e)) });
     assert.strictEqual((await a.broker(asUser(alice))).status, 502);
     assert.deepStrictEqual(aEvents, [{ type: 'store-error', operation: 'get', kind: 'error' }]);
     assert.deepStrictEqual(await scan(), [], 'her entry is gone from the store');
