@@ -10,6 +10,7 @@ import { startIdp, type RunningIdp } from '../../simulator/src/idp.js';
 import {
   brokerOptionsFromEnv,
   redisTokenStore,
+  toNodeHandler,
   tokenStoreFromEnv,
   type BrokerEvent,
   type TokenBrokerOptions,
@@ -18,7 +19,8 @@ import {
 import { serve } from '../../src/broker/serve.js';
 import { startSessionCheck } from './bin-support.js';
 import { startRedis, type RedisClient, type RunningRedis } from './redis-server.js';
-import { APP_ORIGIN, CLIENT, brokerAgainst, brokerRequest, readJson, verifyMiddlewareToken } from './support.js';
+import { checkBroker } from '../../src/broker/contract-check.js';
+import { APP_ORIGIN, CLIENT, brokerAgainst, brokerRequest, readJson, startServer, verifyMiddlewareToken } from './support.js';
 
 const KEY = randomBytes(32).toString('base64');
 const NEW_KEY = randomBytes(32).toString('base64');
@@ -222,6 +224,19 @@ describe('shared token store: brokers on several instances share one Redis', () 
     const before = idp.tokenRequests;
     await tokenOf(await b.broker(asUser(first)));
     assert.strictEqual(idp.tokenRequests - before, 1);
+  });
+
+  it('bioid-broker check passes a broker that shares its tokens through the store', async () => {
+    const signedIn = (request: Request) => /(^|;\s*)sid=alice(;|$)/.test(request.headers.get('cookie') ?? '');
+    const { broker } = await instance({ allowedOrigins: [APP_ORIGIN], authorize: signedIn });
+    const server = await startServer(toNodeHandler(broker));
+    try {
+      const results = await checkBroker(`${server.url}/token`, { cookie: 'sid=alice', origin: APP_ORIGIN });
+      assert.deepStrictEqual(results.filter((r) => r.status === 'fail').map((r) => `${r.rule}: ${r.notes.join('; ')}`), []);
+      assert.isAbove((await scan()).length, 0, 'the token went through the store');
+    } finally {
+      await server.close();
+    }
   });
 
   it('a value copied under another key does not decrypt: one user\'s stored token never serves another', async () => {
