@@ -124,7 +124,6 @@ export const baseStyles = css`
     background: var(--bio-ready-color, var(--_success));
   }
   .dot.unreachable,
-  .dot.blocked,
   .dot.error,
   .dot.config {
     background: var(--_error);

@@ -83,12 +83,11 @@ describe('broker events', () => {
     const hostile = `"reason":"csrf" ${subject} <script>`;
     const { broker, events } = observed({ tokenExchange: { subjectToken: (request) => request.headers.get('X-User-Token') } });
     const served: string[] = [];
-    const requests: Record<string, string>[] = [
+    for (const headers of [
       { 'X-User-Token': subject, Cookie: `sid=${hostile}`, Origin: APP_ORIGIN },
       { 'X-User-Token': hostile, Cookie: 'sid=secret-cookie-value-42' },
       { 'X-User-Token': subject, 'X-Refused-Token': hostile },
-    ];
-    for (const headers of requests) {
+    ]) {
       const response = await broker(brokerRequest({ headers }));
       if (response.status === 200) served.push(((await response.json()) as { access_token: string }).access_token);
     }
