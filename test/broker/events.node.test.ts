@@ -83,11 +83,12 @@ describe('broker events', () => {
     const hostile = `"reason":"csrf" ${subject} <script>`;
     const { broker, events } = observed({ tokenExchange: { subjectToken: (request) => request.headers.get('X-User-Token') } });
     const served: string[] = [];
-    for (const headers of [
+    const requests: Record<string, string>[] = [
       { 'X-User-Token': subject, Cookie: `sid=${hostile}`, Origin: APP_ORIGIN },
       { 'X-User-Token': hostile, Cookie: 'sid=secret-cookie-value-42' },
       { 'X-User-Token': subject, 'X-Refused-Token': hostile },
-    ]) {
+    ];
+    for (const headers of requests) {
       const response = await broker(brokerRequest({ headers }));
       if (response.status === 200) served.push(((await response.json()) as { access_token: string }).access_token);
     }
