@@ -222,7 +222,11 @@ export class StatusWatcher {
       return new Promise((resolve) => election.signal.addEventListener('abort', resolve));
     };
     const claim = (options: LockOptions): void =>
-      void locks.request(name, options, lead).catch(() => {
+      void locks.request(name, options, lead).catch((error: unknown) => {
+        // Refused by the browser itself (an opaque origin, or WebKit's 1,024-character bound on a long
+        // local service URL): asking again would fail again at once, forever. This tab polls as if alone,
+        // as it started to in join().
+        if ((error as Error | null)?.name !== 'AbortError') return;
         // Stolen by a tab that found this one silent: follow it.
         this.leading = false;
         lead(null);

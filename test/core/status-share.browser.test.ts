@@ -116,6 +116,35 @@ describe('one /status poller per browser', () => {
     release();
   });
 
+  it('a browser that refuses the lock (an opaque origin) leaves the tab polling alone, asking for the lock once', async () => {
+    const request = LockManager.prototype.request;
+    let asked = 0;
+    LockManager.prototype.request = function () {
+      asked += 1;
+      return Promise.reject(new DOMException('The request is denied.', 'SecurityError'));
+    } as typeof request;
+    try {
+      const seen = tab();
+      await waitUntil(() => seen.some((s) => s.state === 'ready'), 'no status without a lock');
+      const before = polls();
+      await sleep(5 * INTERVAL);
+      expect(polls() - before).to.be.within(3, 7);
+      expect(asked, 'asked for the lock again after a refusal').to.equal(1);
+    } finally {
+      LockManager.prototype.request = request;
+    }
+  });
+
+  it('a local service URL longer than a lock name may be (1,024 characters in WebKit) still gets its status, polled at the interval', async () => {
+    local = `${local}/${'x'.repeat(1100)}`;
+    net.on('GET', `${local}/status`, () => json(answer));
+    const seen = tab();
+    await waitUntil(() => seen.some((s) => s.state === 'ready'), 'no status for a long URL');
+    const before = polls();
+    await sleep(5 * INTERVAL);
+    expect(polls() - before).to.be.within(3, 7);
+  });
+
   it('without Web Locks each tab polls on its own, as before', async () => {
     Object.defineProperty(navigator, 'locks', { value: undefined, configurable: true });
     try {
