@@ -36,6 +36,7 @@ export const PAGES = [
   { path: '/jquery', title: 'Legacy jQuery', summary: 'jQuery from npm with delegated $(document).on(\'bio-result\', …) handlers, as in an older app.' },
   { path: '/form', title: 'Server-rendered form', summary: 'A classic form with <bio-verify name="verification" required>; the server confirms the verification with the middleware before accepting.' },
   { path: '/kiosk/', title: 'Kiosk', summary: 'Pinned workstation and device (no local service polling), offline-ready through a service worker that never caches tokens or API replies.' },
+  { path: '/embedded', title: 'In an iframe', summary: 'The elements in an iframe of the page, as a CMS embeds them: the iframe delegates Local Network Access (allow="loopback-network; local-network-access").' },
   { path: '/diagnostics', title: 'Diagnostics', summary: '<bio-diagnostics>: the page support staff ask a user to open (local service, test capture, token broker, middleware, versions) and a report to copy.' },
 ] as const;
 
@@ -205,6 +206,41 @@ export function diagnosticsPage(ctx: PageContext): string {
 each row says what is wrong. "Copy report" copies a plain-text report for support, which never holds a token.</p>
 <bio-diagnostics ${elementAttributes(ctx)}></bio-diagnostics>`,
   });
+}
+
+/**
+ * The iframe's own `allow` is what lets Chromium ask the user for Local Network Access inside it; without
+ * it the request is blocked whatever the user says (docs/cms.md, "The local hardware service").
+ */
+export const EMBED_ALLOW = 'loopback-network; local-network-access';
+
+export function embeddedPage(ctx: PageContext): string {
+  return layout({
+    title: 'In an iframe',
+    ctx,
+    body: `<p>The page below is in an iframe, as a CMS or a portal embeds it. Chromium lets a page in an iframe reach this computer's
+local service only when the iframe allows it, in the permission's new and old name: <code>allow="${escapeHtml(EMBED_ALLOW)}"</code>
+(every level of nested iframes needs it). Serve both pages over https outside your own machine.</p>
+<iframe src="/embedded/frame" allow="${escapeHtml(EMBED_ALLOW)}" title="Verify, embedded" class="embedded"></iframe>`,
+  });
+}
+
+/** What the iframe shows: the reader status and a verify, nothing around them. */
+export function embeddedFramePage(ctx: PageContext): string {
+  const attrs = elementAttributes(ctx);
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>Verify, embedded · bioid-sdk demo</title>
+<link rel="stylesheet" href="/demo-assets/demo.css">
+<script src="/bioid-elements.js" defer></script>
+</head>
+<body class="frame">
+<bio-reader-status ${attrs}></bio-reader-status>
+<bio-verify ${attrs} subject-id="alice"></bio-verify>
+</body>
+</html>`;
 }
 
 /** The four tags as a page author pastes them, with the subject field and the event log around them. */

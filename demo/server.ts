@@ -13,6 +13,8 @@ import { kioskServiceWorkerScript } from '../src/sw/kiosk-worker.js';
 import { VerificationConfirmer } from './confirm.js';
 import {
   diagnosticsPage,
+  embeddedFramePage,
+  embeddedPage,
   formPage,
   jqueryPage,
   KIOSK_IMPORT_MAP,
@@ -116,7 +118,7 @@ export function createDemoApp(options: DemoServerOptions, origin: () => string) 
   const deployment = { middlewareUrl: options.middlewareUrl, localServiceUrl: options.localServiceUrl, integratorId: options.integratorId };
   const pageContext = (session: Session): PageContext => ({ ...deployment, username: session.username });
   const connectSources = [...new Set([new URL(options.middlewareUrl).origin, new URL(options.localServiceUrl).origin])].join(' ');
-  const csp = (extraScript = '') =>
+  const csp = (extraScript = '', frameAncestors = "'none'") =>
     [
       "default-src 'self'",
       `script-src 'self'${extraScript}`,
@@ -127,11 +129,11 @@ export function createDemoApp(options: DemoServerOptions, origin: () => string) 
       "object-src 'none'",
       "base-uri 'none'",
       "form-action 'self'",
-      "frame-ancestors 'none'",
+      `frame-ancestors ${frameAncestors}`,
       ...(options.cspReportUri ? [`report-uri ${options.cspReportUri}`] : []),
     ].join('; ');
-  const html = (res: Response, body: string, status = 200, extraScript = '') => {
-    res.status(status).set({ 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': csp(extraScript), 'Cache-Control': 'no-store' }).send(body);
+  const html = (res: Response, body: string, status = 200, extraScript = '', frameAncestors?: string) => {
+    res.status(status).set({ 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': csp(extraScript, frameAncestors), 'Cache-Control': 'no-store' }).send(body);
   };
 
   const app = express();
@@ -230,6 +232,9 @@ export function createDemoApp(options: DemoServerOptions, origin: () => string) 
   app.get('/plain', signedIn, (_req, res) => html(res, plainPage(pageContext(session(res)))));
   app.get('/jquery', signedIn, (_req, res) => html(res, jqueryPage(pageContext(session(res)))));
   app.get('/form', signedIn, (_req, res) => html(res, formPage(pageContext(session(res)))));
+  app.get('/embedded', signedIn, (_req, res) => html(res, embeddedPage(pageContext(session(res)))));
+  // The one page that may be framed, and only by this site's own pages.
+  app.get('/embedded/frame', signedIn, (_req, res) => html(res, embeddedFramePage(pageContext(session(res))), 200, '', "'self'"));
   app.get('/diagnostics', signedIn, (_req, res) => html(res, diagnosticsPage(pageContext(session(res)))));
   app.post('/form', sameOriginPost, signedIn, async (req, res) => {
     const { verification, amount } = (req.body ?? {}) as Record<string, unknown>;

@@ -6,7 +6,7 @@ export { BioID } from './core/bioid.js';
 export { createFingerprintReader } from './core/reader.js';
 export { BioIDError, ReaderAuthError, WORKSTATION_OFFLINE_TEXT } from './core/errors.js';
 export { brokerTokenSource, clearBrokerTokens, type BrokerTokenSourceOptions } from './core/token-broker-client.js';
-export { watchReaderStatus, type StatusWatchOptions } from './core/status-watch.js';
+export { connectLocalService, watchReaderStatus, type StatusWatchOptions } from './core/status-watch.js';
 export { version } from './version.js';
 export type { BioIDErrorCode, BioIDErrorOptions, TokenErrorCode } from './core/errors.js';
 export type { TokenSource } from './core/auth.js';

@@ -2,7 +2,7 @@
  * The local hardware service (spec 4.3): discovery of the workstation and device to name on dispatch
  * (GET /status) and the test-capture diagnostic. Enroll, verify and search never come here (spec 9.1).
  */
-import { isJsonObject } from './config.js';
+import { isJsonObject, isLoopback } from './config.js';
 import { BioIDError, sentence } from './errors.js';
 import { describeReply, joinPath, send, type FetchLike, type Reply } from './http.js';
 
@@ -42,6 +42,33 @@ export const MAX_CAPTURE_BYTES = 8 << 20;
 
 export const unreachableAdvice =
   'Start the companion application on this workstation, allow the browser\'s local network access prompt if one appeared, or pin workstationId and deviceId.';
+
+/**
+ * The browser's permission for this page to reach the local service (Chromium's Local Network Access:
+ * `loopback-network` since Chrome 145, `local-network-access` before), or undefined where it does not
+ * apply: a browser without it (Firefox, WebKit, Node) or a page on loopback itself, which needs no
+ * permission to reach loopback (Chromium still reports 'prompt' there). See docs/cms.md.
+ */
+export async function loopbackPermission(): Promise<PermissionStatus | undefined> {
+  const permissions = typeof navigator === 'object' ? navigator.permissions : undefined;
+  if (typeof permissions?.query !== 'function' || isLoopback(location.hostname)) return undefined;
+  for (const name of ['loopback-network', 'local-network-access']) {
+    try {
+      return await permissions.query({ name: name as PermissionName });
+    } catch (error) {
+      if (!(error instanceof TypeError)) break; // a TypeError: the browser does not know this name
+    }
+  }
+  return undefined;
+}
+
+/** The failure of a local service the browser does not let this page reach. */
+export const blockedError = (url: string): BioIDError =>
+  new BioIDError(
+    'local-network-blocked',
+    `The browser blocks this page from reaching the local hardware service at ${url}: allow local network access in the site settings, then reload.`,
+    { retryable: false },
+  );
 
 export async function fetchStatus(ctx: LocalServiceContext, signal?: AbortSignal): Promise<LocalStatus> {
   const reply = await callLocalService(ctx, { path: 'status', method: 'GET', signal });

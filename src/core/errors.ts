@@ -39,6 +39,8 @@ export type BioIDErrorCode =
   | 'aborted'
   /** The local hardware service could not be reached. */
   | 'local-service-unreachable'
+  /** The browser does not let this page reach the local hardware service (its local network access permission is denied). */
+  | 'local-network-blocked'
   /** The local hardware service answered, but no fingerprint device is connected. */
   | 'no-device'
   /** The local hardware service answered with an error status or an unexpected payload. */

@@ -19,10 +19,10 @@ import {
   type FingerprintReaderConfig,
   type Pin,
 } from './config.js';
-import { fetchStatus, pickTarget, testCapture, type LocalServiceContext, type TestCaptureResult } from './discovery.js';
+import { blockedError, fetchStatus, loopbackPermission, pickTarget, testCapture, type LocalServiceContext, type TestCaptureResult } from './discovery.js';
 import { BioIDError, callListener } from './errors.js';
 import { callMiddleware, type MiddlewareContext } from './middleware.js';
-import { statusWatcher, type ReaderStatus, type StatusWatcher } from './status-watch.js';
+import { connectLocalService, statusWatcher, type ReaderStatus, type StatusWatcher } from './status-watch.js';
 
 export interface DispatchTarget {
   workstationId: string;
@@ -131,8 +131,11 @@ class FingerprintReaderImpl implements FingerprintReader {
   async target(o: { signal?: AbortSignal } = {}): Promise<DispatchTarget> {
     const signal = this.signalFor(own(o, 'signal') as AbortSignal | undefined);
     if (this.parts.pin) return { ...this.parts.pin }; // spec 9.3: no discovery when pinned
+    const { localServiceUrl } = this.parts.localService;
+    if ((await loopbackPermission())?.state === 'denied') throw blockedError(localServiceUrl);
+    connectLocalService(); // an operation the page started: the status watchers may ask from now on too
     const status = await fetchStatus(this.parts.localService, signal);
-    return pickTarget(status, this.parts.localService.localServiceUrl);
+    return pickTarget(status, localServiceUrl);
   }
 
   async enroll(o: CaptureOptions): Promise<EnrollResult> {

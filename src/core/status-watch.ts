@@ -1,12 +1,17 @@
 /**
  * Reader status (spec 9.2, 9.3): polls the local service's /status while anyone listens, reports only
  * changes, backs off while the service is unreachable, pauses while the page is hidden, and never
- * polls when pinned. It needs no middleware and no token. One watcher per local service for the whole
+ * polls when pinned. It needs no middleware and no token. One poller per browser, too: where Web Locks and
+ * BroadcastChannel exist, the tabs of an origin elect one leader per local service that polls and posts
+ * each status to the others (docs/core.md). Where the browser asks the user before a page
+ * reaches the local service (Chromium's Local Network Access), it reads that permission first: while
+ * 'prompt' it waits for a user gesture (connectLocalService), while 'denied' it asks nothing and says
+ * the browser blocks it (docs/cms.md). One watcher per local service for the whole
  * page: every reader, `<bio-reader-status>` and operation element watching the same service shares its
  * polling.
  */
 import { DEFAULT_READER_SERVICE_URL, SHARED_OPTIONS, httpUrlOr, readOptions, readPin, type Pin } from './config.js';
-import { fetchStatus, pickTarget, type DeviceInfo, type LocalServiceContext } from './discovery.js';
+import { blockedError, fetchStatus, loopbackPermission, pickTarget, type DeviceInfo, type LocalServiceContext } from './discovery.js';
 import { BioIDError, callListener, messageOf } from './errors.js';
 import type { FetchLike } from './http.js';
 
@@ -17,8 +22,12 @@ export type ReaderState =
   | 'ready'
   /** The service answered but no device is connected. */
   | 'no-device'
-  /** The local service could not be reached (not running, blocked, or a CORS refusal). */
+  /** The local service could not be reached (not running, or a CORS refusal). */
   | 'unreachable'
+  /** The browser would ask the user first: nothing is asked until a user gesture (connectLocalService). */
+  | 'prompt'
+  /** The browser does not let this page reach the local service (its permission is denied); nothing is asked. */
+  | 'blocked'
   /** The local service answered with an error or an unexpected payload. */
   | 'error'
   /** Pinned ids are used as given; the local service is never asked (spec 9.3). */
@@ -30,7 +39,7 @@ export interface ReaderStatus {
   workstationId?: string;
   deviceId?: string;
   devices?: DeviceInfo[];
-  /** For 'unreachable' and 'error': what went wrong and what to do. */
+  /** For 'unreachable', 'blocked' and 'error': what went wrong and what to do. */
   message?: string;
 }
 
@@ -57,6 +66,20 @@ const WATCH_OPTIONS = { localServiceUrl: httpUrlOr(DEFAULT_READER_SERVICE_URL), 
 
 const watchers = new Map<string, StatusWatcher>();
 
+/** Set once a user gesture (or an operation the page started) lets the watchers ask while the permission is 'prompt'. */
+let connected = false;
+const waiting = new Set<() => void>();
+
+/**
+ * Lets the status watchers reach the local service while the browser's permission is 'prompt'. Call it
+ * from a user gesture (the elements do, on their clicks): the browser's question then follows the user's
+ * action, not the page load (docs/cms.md).
+ */
+export function connectLocalService(): void {
+  connected = true;
+  for (const resume of [...waiting]) resume();
+}
+
 /**
  * Reports the reader status to `listener` (the current one at once, then each change) until the returned
  * function is called. Polls only while someone listens, the page is visible and no pin is set.
@@ -75,7 +98,7 @@ export function statusWatcher(ctx: LocalServiceContext, pin: Pin | undefined, in
   if (pin || ctx.fetchImpl) return new StatusWatcher(ctx, pin, intervalMs);
   const key = `${ctx.localServiceUrl} ${ctx.timeoutMs} ${intervalMs}`;
   let watcher = watchers.get(key);
-  if (!watcher) watchers.set(key, (watcher = new StatusWatcher(ctx, undefined, intervalMs)));
+  if (!watcher) watchers.set(key, (watcher = new StatusWatcher(ctx, undefined, intervalMs, true)));
   return watcher;
 }
 
@@ -86,12 +109,28 @@ export class StatusWatcher {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private inflight: AbortController | undefined;
   private failures = 0;
+  /** The loopback permission; null where none applies, undefined until read. */
+  private permission: PermissionStatus | null | undefined;
+  /** Counts starts and stops: a permission read that outlived its start is dropped. */
+  private session = 0;
   private readonly onVisibility = () => this.visibilityChanged();
+  /** Decides again what to do: on the permission's change, and on connectLocalService(). */
+  private readonly resume = () => this.proceed();
+  /** This tab's part in the election of the tabs' poller: aborted when it leaves (which releases a lock it holds). */
+  private election: AbortController | undefined;
+  private channel: BroadcastChannel | undefined;
+  private leading = false;
+  /** Fires when the leader has been silent too long: a hung tab keeps its lock, so this tab takes it. */
+  private hang: ReturnType<typeof setTimeout> | undefined;
+  /** Takes the lock from a leader that has gone silent. */
+  private claim: (() => void) | undefined;
 
   constructor(
     private readonly ctx: LocalServiceContext,
     private readonly pin: Pin | undefined,
     private readonly intervalMs: number,
+    /** The page-wide watcher: it shares one poller with the other tabs where the browser allows it. */
+    private readonly shared = false,
   ) {}
 
   watch(listener: StatusListener): () => void {
@@ -117,15 +156,118 @@ export class StatusWatcher {
     document_()?.addEventListener('visibilitychange', this.onVisibility);
     this.lastKey = '';
     this.failures = 0;
-    if (!isHidden()) void this.poll();
+    const session = ++this.session;
+    void loopbackPermission().then((permission) => {
+      if (session !== this.session) return;
+      this.permission = permission ?? null;
+      permission?.addEventListener('change', this.resume);
+      this.proceed();
+    });
   }
 
-  private stop(): void {
-    document_()?.removeEventListener('visibilitychange', this.onVisibility);
+  /** Polls unless the permission says not to: 'denied' blocks, 'prompt' waits for connectLocalService(). */
+  private proceed(): void {
+    if (this.permission === undefined) return; // still reading it: start() goes on
+    const state = this.permission?.state;
+    waiting.delete(this.resume);
+    if (state === 'denied' || (state === 'prompt' && !connected)) {
+      this.halt();
+      if (state === 'prompt') {
+        waiting.add(this.resume);
+        this.emit({ state, pinned: false });
+      } else {
+        this.emit({ state: 'blocked', pinned: false, message: blockedError(this.ctx.localServiceUrl).message });
+      }
+    } else if (!this.timer && !this.inflight && !isHidden()) {
+      if (this.last?.state === 'prompt' || this.last?.state === 'blocked') this.emit({ state: 'checking', pinned: false });
+      this.join();
+    }
+  }
+
+  /**
+   * Polls, alone or as the tabs' leader. The tab that holds the lock of this local service polls and
+   * posts each status (nothing else: no token) on the channel. Another tab polls as if alone until it
+   * hears the leader, then stops, shows what the leader posts and waits in line: a leader that closes or
+   * hides releases the lock, and the next tab polls at once. A tab never stops on the lock alone, so a
+   * holder that is going away (or never posts) cannot leave it without a status.
+   */
+  private join(): void {
+    if (this.election) return; // following, or leading already
+    void this.poll();
+    const locks = typeof navigator === 'object' ? navigator.locks : undefined;
+    if (!this.shared || !locks || typeof BroadcastChannel !== 'function' || !document_()) return;
+    const name = `bioid-status ${this.ctx.localServiceUrl}`;
+    const election = (this.election = new AbortController());
+    const channel = (this.channel = new BroadcastChannel(name));
+    channel.onmessage = ({ data }: MessageEvent) => {
+      if (data === 'hello') {
+        if (this.leading && this.last) channel.postMessage({ status: this.last, next: this.intervalMs });
+      } else if (!this.leading && typeof data?.status?.state === 'string') {
+        this.stopPolling();
+        this.emit(data.status as ReaderStatus);
+        this.awaitLeader(data.next);
+      }
+    };
+    const lead = (lock: Lock | null) => {
+      if (election.signal.aborted) return;
+      if (!lock) {
+        // Another tab leads: ask it for the status, and stand in line.
+        channel.postMessage('hello');
+        return void claim({ signal: election.signal });
+      }
+      this.leading = true;
+      clearTimeout(this.hang);
+      if (!this.timer && !this.inflight) void this.poll();
+      // Held until this tab leaves.
+      return new Promise((resolve) => election.signal.addEventListener('abort', resolve));
+    };
+    const claim = (options: LockOptions): void =>
+      void locks.request(name, options, lead).catch((error: unknown) => {
+        // Refused by the browser itself (an opaque origin, or WebKit's 1,024-character bound on a long
+        // local service URL): asking again would fail again at once, forever. This tab polls as if alone,
+        // as it started to in join().
+        if ((error as Error | null)?.name !== 'AbortError') return;
+        // Stolen by a tab that found this one silent: follow it.
+        this.leading = false;
+        lead(null);
+      });
+    this.claim = () => claim({ steal: true });
+    claim({ ifAvailable: true });
+  }
+
+  private awaitLeader(next: number): void {
+    clearTimeout(this.hang);
+    // The leader's next poll, plus a request's longest wait and one interval of grace.
+    this.hang = setTimeout(() => this.claim?.(), Math.max(0, Number(next) || 0) + this.ctx.timeoutMs + this.intervalMs);
+  }
+
+  private leave(): void {
+    clearTimeout(this.hang);
+    this.election?.abort();
+    this.channel?.close();
+    this.election = this.channel = this.claim = undefined;
+    this.leading = false;
+  }
+
+  private halt(): void {
+    this.stopPolling();
+    this.leave();
+  }
+
+  private stopPolling(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
     this.inflight?.abort();
     this.inflight = undefined;
+  }
+
+  private stop(): void {
+    document_()?.removeEventListener('visibilitychange', this.onVisibility);
+    this.session += 1;
+    this.permission?.removeEventListener('change', this.resume);
+    this.permission = undefined;
+    waiting.delete(this.resume);
+    this.halt();
     this.last = undefined;
   }
 
@@ -133,8 +275,9 @@ export class StatusWatcher {
     if (isHidden()) {
       clearTimeout(this.timer);
       this.timer = undefined;
-    } else if (!this.timer && !this.inflight && this.listeners.size > 0) {
-      void this.poll();
+      this.leave(); // a hidden tab neither polls nor leads: a visible one takes over
+    } else if (this.listeners.size > 0) {
+      this.proceed();
     }
   }
 
@@ -169,7 +312,9 @@ export class StatusWatcher {
     }
     if (this.listeners.size === 0) return;
     this.emit(next);
-    if (!isHidden()) this.timer = setTimeout(() => void this.poll(), this.delay());
+    const delay = this.delay();
+    if (this.leading) this.channel?.postMessage({ status: next, next: delay });
+    if (!isHidden()) this.timer = setTimeout(() => void this.poll(), delay);
   }
 
   /** The normal interval, doubled for each failure in a row up to MAX_BACKOFF_MS. */

@@ -1,5 +1,6 @@
 import { html, nothing, type PropertyValues, type TemplateResult } from 'lit';
-import { watchReaderStatus, type ReaderState, type ReaderStatus } from '../core/status-watch.js';
+import { BioIDError } from '../core/errors.js';
+import { connectLocalService, watchReaderStatus, type ReaderState, type ReaderStatus } from '../core/status-watch.js';
 import { BioElement } from './bio-element.js';
 import { asBioIDError, errorDetail, type BioErrorDetail } from './events.js';
 import type { StringKey } from './localize.js';
@@ -10,8 +11,10 @@ import { onPageConfigChange, statusOptionsFor, type SettingName } from './settin
  * hardware service (the page-wide status watch: polled while shown, paused while the page is hidden,
  * stopped when removed) or pinned by `workstation-id` + `device-id` (never polled). It needs no
  * middleware and no token. When the local service cannot be reached it says what to do: start the
- * companion application, allow the browser's local-network prompt (or unblock it, when the browser
- * reports it blocked), or pin the ids.
+ * companion application, allow the browser's local-network prompt, or pin the ids. Where the browser
+ * asks the user before a page reaches this computer (Chromium's Local Network Access), it asks nothing
+ * on load: it shows a connect button, and polls once the user clicks it (or starts an operation); when
+ * the browser blocks it, it says how to allow it and fires `bio-error` with code `local-network-blocked`.
  *
  * @tag bio-reader-status
  * @fires {BioStatusDetail} bio-status - On each state change. detail `{ state, workstationId?, deviceId?, pinned }`.
@@ -19,18 +22,17 @@ import { onPageConfigChange, statusOptionsFor, type SettingName } from './settin
  * @csspart state - The live region with the state text.
  * @csspart details - The workstation and device ids.
  * @csspart advice - What to do when the reader service cannot be reached.
+ * @csspart connect - The button that lets the page reach this computer's reader, while the browser would ask first.
  */
 export class BioReaderStatus extends BioElement {
   static override properties = {
     status: { state: true, attribute: false },
     failure: { state: true, attribute: false },
-    permission: { state: true, attribute: false },
   };
 
   /** The latest status reported by the core (undefined before the first one). */
   declare status: ReaderStatus | undefined;
   protected declare failure: BioErrorDetail | undefined;
-  protected declare permission: PermissionState | undefined;
 
   private unwatch: (() => void) | undefined;
   private stale = true;
@@ -86,20 +88,8 @@ export class BioReaderStatus extends BioElement {
       ...(workstationId !== undefined ? { workstationId } : {}),
       ...(deviceId !== undefined ? { deviceId } : {}),
     });
-    if (state === 'unreachable') void this.checkPermission();
-  }
-
-  /**
-   * Chromium's Local Network Access asks the user before a public page may reach localhost; where the
-   * Permissions API knows that permission, its state tells "blocked" from "not yet asked". Elsewhere the
-   * query throws and the advice stays general.
-   */
-  private async checkPermission(): Promise<void> {
-    try {
-      this.permission = (await navigator.permissions.query({ name: 'local-network-access' as PermissionName })).state;
-    } catch {
-      this.permission = undefined; // a browser without this permission
-    }
+    // Blocked is not "not running": the code tells the page which one (docs/elements.md).
+    if (state === 'blocked') this.emit('bio-error', errorDetail('status', new BioIDError('local-network-blocked', status.message ?? '')));
   }
 
   protected override render(): TemplateResult {
@@ -121,12 +111,13 @@ export class BioReaderStatus extends BioElement {
               </dl>
             `
           : nothing}
-        ${state === 'unreachable'
+        ${state === 'prompt'
+          ? html`<button part="connect" type="button" @click=${connectLocalService}>${term('connect')}</button>`
+          : nothing}
+        ${ADVICE[state]
           ? html`
               <ul part="advice">
-                <li>${term('adviceStart')}</li>
-                <li>${term(this.permission === 'denied' ? 'adviceBlocked' : 'advicePrompt')}</li>
-                <li>${term('advicePin')}</li>
+                ${ADVICE[state].map((key) => html`<li>${term(key)}</li>`)}
               </ul>
             `
           : nothing}
@@ -144,6 +135,14 @@ const STATE_TEXT: Record<ReaderState, StringKey> = {
   ready: 'ready',
   'no-device': 'no-device',
   unreachable: 'local-service-unreachable',
+  prompt: 'prompt',
+  blocked: 'local-network-blocked',
   error: 'status-error',
   pinned: 'pinned',
+};
+
+/** What to do, by state. */
+const ADVICE: Partial<Record<string, StringKey[]>> = {
+  unreachable: ['adviceStart', 'advicePrompt', 'advicePin'],
+  blocked: ['adviceBlocked', 'advicePin'],
 };

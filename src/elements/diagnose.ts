@@ -3,13 +3,14 @@
  * (element → core → network; no fetch of its own). Each check ends in a row with its own status word
  * (decisions.md, "Core names and codes"):
  *  - ok: it works;
- *  - blocked: the browser stopped it: a withheld cookie (`cookie-blocked`), or a CORS refusal;
+ *  - blocked: the browser stopped it: a withheld cookie (`cookie-blocked`), its local network access
+ *    permission denied (`local-network-blocked`: nothing is sent), or a CORS refusal;
  *  - unreachable: nothing answered (network, timeout), or no fingerprint reader is plugged in;
  *  - refused: an answer that says no (401, 403, 5xx, a wrong payload), or a setting that is wrong.
  * A failed row keeps the core's code and message: diagnostics add no error codes.
  */
 import { DEFAULT_READER_SERVICE_URL, DEFAULT_TIMEOUT_MS, httpUrlOr, requireHttpUrl } from '../core/config.js';
-import { fetchStatus, pickTarget, testCapture, type LocalStatus, type TestCaptureResult } from '../core/discovery.js';
+import { blockedError, fetchStatus, loopbackPermission, pickTarget, testCapture, type LocalStatus, type TestCaptureResult } from '../core/discovery.js';
 import { BioIDError, messageOf, scrubServerText } from '../core/errors.js';
 import { joinPath, send, type FetchLike } from '../core/http.js';
 import { asBioIDError } from './events.js';
@@ -66,6 +67,7 @@ export async function runChecks(
       'local-service',
       () => joinPath((local.localServiceUrl = httpUrlOr(DEFAULT_READER_SERVICE_URL)(resolveUrl(s.localServiceUrl), 'local-service-url')), 'status'),
       async () => {
+        if ((await loopbackPermission())?.state === 'denied') throw blockedError(local.localServiceUrl);
         status = await fetchStatus(local);
         const devices = status.devices.filter((d) => d.connected).map((d) => `${asText(d.deviceId)}${d.model ? ` (${asText(d.model)})` : ''}`);
         return `${status.workstationId}: ${devices.join(', ')}`;
@@ -110,7 +112,7 @@ async function failure(error: unknown, url: string | undefined, timeoutMs: numbe
   const via = known && e.cause instanceof BioIDError ? e.cause.code : code;
   let status: Row['status'] = 'refused';
   let cause = errorKey(code);
-  if (code === 'cookie-blocked') status = 'blocked';
+  if (code === 'cookie-blocked' || code === 'local-network-blocked') status = 'blocked';
   else if (via === 'timeout' || code === 'no-device') status = 'unreachable';
   else if (via === 'network') {
     status = url && (await answersWithoutCors(url, timeoutMs)) ? 'blocked' : 'unreachable';

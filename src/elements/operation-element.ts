@@ -2,7 +2,7 @@
 import { html, nothing, type PropertyDeclarations, type PropertyValues, type TemplateResult } from 'lit';
 import { BioIDError } from '../core/errors.js';
 import type { DispatchTarget, FingerprintReader, OperationOptions, ReaderPhase } from '../core/reader.js';
-import { watchReaderStatus } from '../core/status-watch.js';
+import { connectLocalService, watchReaderStatus } from '../core/status-watch.js';
 import { BioElement } from './bio-element.js';
 import { asBioIDError, errorDetail, type BioErrorDetail, type BioEventMapOf, type BioOperation } from './events.js';
 import { fingerprintGlyph, glyphStyles } from './glyph.js';
@@ -39,7 +39,7 @@ const PHASES: ReaderPhase[] = ['token', 'locating', 'dispatched'];
 const NO_TARGET = { workstationId: '', deviceId: '' };
 
 /** Failures that report the state of the reader or its workstation: they hold only until the status watch reports it ready again. */
-const READER_FAILURES = ['workstation-offline', 'local-service-unreachable', 'no-device', 'local-service'];
+const READER_FAILURES = ['workstation-offline', 'local-service-unreachable', 'local-network-blocked', 'no-device', 'local-service'];
 
 /**
  * Declaration merging: the listeners typed by the element's result type, so that on a `<bio-verify>`
@@ -252,6 +252,8 @@ export abstract class BioOperationElement<R> extends BioElement {
 
   private onClick(): void {
     if (this.view.kind === 'running') return;
+    // A user gesture: the browser may now ask to let this page reach the local service (docs/cms.md).
+    connectLocalService();
     // The outcome is reported through events and the status area; nothing else awaits this promise.
     this.start().catch(() => {});
   }

@@ -124,6 +124,7 @@ export const baseStyles = css`
     background: var(--bio-ready-color, var(--_success));
   }
   .dot.unreachable,
+  .dot.blocked,
   .dot.error,
   .dot.config {
     background: var(--_error);

@@ -84,7 +84,7 @@ describe('demo app: session, session-gated broker, pages', () => {
     assert.strictEqual(anonymous.status, 303);
     assert.strictEqual(anonymous.headers.get('location'), '/signin?next=%2Fform');
     const cookie = cookieOf(await signIn());
-    for (const path of ['/', '/plain', '/jquery', '/form', '/kiosk/', '/diagnostics']) {
+    for (const path of ['/', '/plain', '/jquery', '/form', '/kiosk/', '/diagnostics', '/embedded', '/embedded/frame']) {
       const page = await fetch(`${demo.url}${path}`, { headers: { Cookie: cookie } });
       assert.strictEqual(page.status, 200, path);
       const csp = page.headers.get('content-security-policy') ?? '';
@@ -94,6 +94,16 @@ describe('demo app: session, session-gated broker, pages', () => {
       assert.match(body, /<script src="\/bioid-elements.js" defer><\/script>/, path);
       assert.notMatch(body, new RegExp(CLIENT.clientSecret), 'the client secret never reaches a page');
     }
+  });
+
+  it('the embedded page delegates Local Network Access to its iframe, and only that frame may be framed, by this site alone', async () => {
+    const cookie = cookieOf(await signIn());
+    const outer = await fetch(`${demo.url}/embedded`, { headers: { Cookie: cookie } });
+    assert.match(await outer.text(), /<iframe src="\/embedded\/frame" allow="loopback-network; local-network-access"/);
+    assert.match(outer.headers.get('content-security-policy') ?? '', /frame-ancestors 'none'/);
+    const frame = await fetch(`${demo.url}/embedded/frame`, { headers: { Cookie: cookie } });
+    assert.match(frame.headers.get('content-security-policy') ?? '', /frame-ancestors 'self'(;|$)/);
+    assert.match(await frame.text(), /<bio-verify [^>]*local-service-url=/);
   });
 
   it('the kiosk worker script is served uncached with the offline page and the bundle in its precache list', async () => {

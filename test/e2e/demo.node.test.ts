@@ -107,6 +107,21 @@ for (const engine of selectedEngines()) describe(`demo pages in ${ENGINE_NAMES[e
     }
   });
 
+  it('embedded page: the elements in an iframe (allow="loopback-network; local-network-access") find the reader and verify', async () => {
+    const { context, page } = await h.signedIn('/embedded');
+    try {
+      const inFrame = (selector: string) => `document.querySelector('iframe')?.contentDocument?.querySelector('${selector}')`;
+      await page.waitForFunction(`() => ${inFrame('bio-reader-status')}?.status?.state === 'ready'`);
+      const outcome = await page.evaluate(`() => ${inFrame('bio-verify')}.start().then((r) => JSON.stringify(r), (e) => e.code)`);
+      // Signed in through the frame's own cookie, the workstation found by the frame's status watch: the
+      // middleware answers for alice (not enrolled here unless another test enrolled her).
+      assert.ok(outcome === 'not-found' || (JSON.parse(String(outcome)) as { subjectId?: string }).subjectId === 'alice', String(outcome));
+      assert.strictEqual(await page.evaluate(() => document.querySelector('iframe')!.getAttribute('allow')), 'loopback-network; local-network-access');
+    } finally {
+      await context.close();
+    }
+  });
+
   it('workstation offline: the element reports "Target workstation is not currently live."', async () => {
     const { context, page } = await h.signedIn('/plain');
     try {

@@ -28,6 +28,9 @@ export const en = {
   config: 'This component is not set up correctly.',
   'workstation-offline': 'The workstation is offline.',
   'local-service-unreachable': 'The fingerprint service on this computer is not reachable.',
+  'local-network-blocked': 'The browser blocks this site from reaching the fingerprint service on this computer.',
+  prompt: 'The browser asks before this site reaches the fingerprint reader on this computer.',
+  connect: 'Connect to this computer’s reader',
   'no-device': 'No fingerprint reader is connected.',
   network: 'Connection failed. Try again.',
   failed: 'The operation failed.',
@@ -38,7 +41,7 @@ export const en = {
   device: 'Device',
   adviceStart: 'Start the fingerprint companion app on this computer.',
   advicePrompt: 'If the browser asks to allow access to your local network, allow it.',
-  adviceBlocked: 'The browser blocks local network access for this site: allow it in the site settings.',
+  adviceBlocked: 'Allow local network access in the site settings (the icon before the address), then reload the page.',
   advicePin: 'Or have workstation-id and device-id configured.',
   // The sign-in link of login-url, and <bio-diagnostics>: row names, status words, causes, buttons.
   signIn: 'Sign in',
