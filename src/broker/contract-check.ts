@@ -7,6 +7,7 @@
  *
  * The checker reads tokens to compare them; it never prints one.
  */
+import { createHash } from 'node:crypto';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 
@@ -49,12 +50,15 @@ export const RULES: Record<number, string> = {
   10: 'exchange failure: 502 with exactly { error }',
   11: 'no token in any refusal',
   12: 'RFC 8693 variant: each user gets a token of their own',
+  13: 'optional X-Refused-Token: the hash of the cached token replaces it once, any other value changes nothing',
 };
 
 /** An origin no broker allows (a reserved name that never resolves). */
 const FOREIGN_ORIGIN = 'https://not-allowed.bioid-check.invalid';
 const PROBE_TIMEOUT_MS = 5000;
 const MAX_BODY = 64 * 1024;
+/** Rule 13 is probed only when the cached token has this long left: a replacement is then no renewal. */
+const REFUSAL_MIN_LEFT_S = 10;
 
 interface Probe {
   label: string;
@@ -159,24 +163,29 @@ export async function checkBroker(url: string, options: CheckOptions = {}): Prom
   // Rules 8, 9, 10: signed in.
   let token: string | undefined;
   if (!cookie) {
-    for (const rule of [8, 9, 12]) skip(rule, 'needs a signed-in session: pass --cookie "<name>=<value>"');
+    for (const rule of [8, 9, 12, 13]) skip(rule, 'needs a signed-in session: pass --cookie "<name>=<value>"');
     if (options.expect502) skip(10, 'needs a signed-in session: pass --cookie "<name>=<value>"');
   } else if (options.expect502) {
     const failed = await probe('signed-in GET (IdP failing)', 'GET', signedIn());
     if (answered(10, failed)) check502(failed, fail);
-    for (const rule of [8, 9, 12]) skip(rule, 'not probed with --expect-502 (no token can be issued)');
+    for (const rule of [8, 9, 12, 13]) skip(rule, 'not probed with --expect-502 (no token can be issued)');
   } else {
     const first = await probe('signed-in GET', 'GET', signedIn({ 'Sec-Fetch-Site': 'cross-site' }));
     if (answered(8, first)) token = checkSuccess(first, fail);
     if (reasonOf(first) === 'no-cookie') fail(5, 'a cross-site request that carries the session cookie got reason "no-cookie"');
+    /** The second signed-in GET's token and expires_in (rule 9), which rule 13 starts from. */
+    let laterToken: string | undefined;
+    let laterIn = 0;
     if (token !== undefined) {
       const firstIn = (first.json as { expires_in: number }).expires_in;
       const waitMs = Math.min(options.cacheWaitMs ?? 1100, Math.max(0, deadline - Date.now() - PROBE_TIMEOUT_MS));
       await sleep(waitMs);
       const later = await probe('signed-in GET after a wait', 'GET', signedIn());
       const laterBody = later.json as { access_token?: unknown; expires_in?: unknown } | undefined;
-      if (answered(9, later) && checkSuccess(later, (_, note) => fail(9, note)) === token && typeof laterBody?.expires_in === 'number' && laterBody.expires_in >= firstIn) {
-        fail(9, `the same token was answered ${(waitMs / 1000).toFixed(1)} s later with expires_in ${laterBody.expires_in} (first ${firstIn}): a cached token must answer what is left of its life`);
+      if (answered(9, later)) laterToken = checkSuccess(later, (_, note) => fail(9, note));
+      if (laterToken !== undefined) laterIn = laterBody!.expires_in as number;
+      if (laterToken === token && laterIn >= firstIn) {
+        fail(9, `the same token was answered ${(waitMs / 1000).toFixed(1)} s later with expires_in ${laterIn} (first ${firstIn}): a cached token must answer what is left of its life`);
       }
     } else {
       skip(9, 'no token to compare (rule 8 failed)');
@@ -189,6 +198,53 @@ export async function checkBroker(url: string, options: CheckOptions = {}): Prom
       }
     } else if (!secondCookie) {
       skip(12, 'RFC 8693 brokers only: pass --second-cookie with another user\'s session');
+    }
+
+    // Rule 13 (optional): X-Refused-Token. Token A is the one the two GETs above got; the notes say
+    // "token A", "token B", never a token.
+    if (token === undefined || laterToken === undefined) {
+      skip(13, 'no token to refuse (rule 8 or 9 got none)');
+    } else if (laterToken !== token) {
+      skip(13, 'not applicable: two signed-in GETs got two different tokens, so the broker does not cache one to replace');
+    } else if (laterIn < REFUSAL_MIN_LEFT_S) {
+      skip(13, `not probed: the cached token has ${laterIn} s left, so a new token could be its renewal rather than a replacement`);
+    } else {
+      let preflightRefuses: string | undefined;
+      if (origin) {
+        // The preflight a browser sends before the broker client's retry after a 401.
+        const pre = await probe('preflight with X-Refused-Token', 'OPTIONS', {
+          Origin: origin,
+          'Access-Control-Request-Method': 'GET',
+          'Access-Control-Request-Headers': 'x-csrf,x-refused-token',
+        });
+        if (answered(13, pre)) {
+          if (pre.status < 200 || pre.status > 299) preflightRefuses = `answered HTTP ${pre.status}`;
+          else if (pre.headersIn['access-control-allow-origin'] !== origin) preflightRefuses = `has Access-Control-Allow-Origin ${show(pre.headersIn['access-control-allow-origin'])}`;
+          else if (!listHas(pre.headersIn['access-control-allow-headers'], 'X-Refused-Token')) preflightRefuses = 'does not list X-Refused-Token in Access-Control-Allow-Headers';
+        }
+      }
+      /** The token of a signed-in GET that sends `hash`, or undefined when the answer is no token (rule 13 failed). */
+      const refusing = async (label: string, hash: string) => {
+        const p = await probe(`signed-in GET with X-Refused-Token: ${label}`, 'GET', signedIn({ 'X-Refused-Token': hash }));
+        return answered(13, p) ? checkSuccess(p, (_, note) => fail(13, note)) : undefined;
+      };
+      const wrong = await refusing('a hash of no token it served', hashToken(`bioid-check: not a token (${Date.now()})`));
+      if (wrong !== undefined && wrong !== token) {
+        fail(13, 'a hash of no token it served replaced the cached token A: anyone signed in can make the broker exchange for nothing (drop the cached token only when X-Refused-Token is the hash of that token)');
+      } else if (wrong !== undefined) {
+        const replaced = await refusing('the hash of token A', hashToken(token));
+        if (replaced === token) {
+          skip(13, 'the broker ignores X-Refused-Token (optional): it answered token A again, so after the middleware refuses a token the SDK reports "unauthorized" until the broker renews it');
+        } else if (replaced !== undefined) {
+          const again = await refusing('the hash of token A again', hashToken(token));
+          if (again === token) fail(13, 'the hash of token A, sent again, was answered with token A, which the broker had replaced by token B');
+          else if (again !== undefined && again !== replaced) {
+            fail(13, 'the hash of token A, sent again, replaced token B by a third token: a broker exchanges at most once per refused token (the next token has another hash)');
+          } else if (again !== undefined && preflightRefuses) {
+            skip(13, `the broker replaces a refused token, but its preflight from ${origin} ${preflightRefuses}, so pages on that origin cannot send the header (rule 2)`);
+          }
+        }
+      }
     }
   }
   // A foreign origin reading a signed-in answer must get no grant (rule 6).
@@ -305,6 +361,9 @@ const listHas = (value: string | string[] | undefined, item: string) =>
 
 /** A header value for a message: quoted, bounded, "none" when absent (never a token: only CORS/cache headers are shown). */
 const show = (value: unknown) => (value === undefined || value === null ? 'none' : JSON.stringify(typeof value === 'string' ? value.slice(0, 80) : value));
+
+/** Rule 13's hint: the base64url SHA-256 of a token, without padding. */
+const hashToken = (token: string) => createHash('sha256').update(token).digest('base64url');
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -3,6 +3,7 @@
  * broker is the reference broker with one thing changed, on 127.0.0.1 port 0.
  */
 import { assert } from 'chai';
+import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { startIdp, type RunningIdp } from '../../simulator/src/idp.js';
 import { checkBroker, type CheckOptions, type RuleResult } from '../../src/broker/contract-check.js';
@@ -50,6 +51,28 @@ async function checkAgainst(handler: (req: IncomingMessage, res: ServerResponse)
     await server.close();
   }
 }
+
+/**
+ * The reference broker (cookie `sid=alice`) with each request's X-Refused-Token first replaced by
+ * `hint(value, held)` (`held`: the token it answered last); null removes the header.
+ */
+function rewritingHints(hint: (value: string, held: string) => string | null) {
+  const broker = createTokenBroker({ issuerUrl: idp.baseUrl, realm: idp.realm, ...CLIENT, allowedOrigins: [APP_ORIGIN], authorize: signedIn, logger: () => {} });
+  let held = '';
+  return toNodeHandler(async (request) => {
+    const headers = new Headers(request.headers);
+    const value = headers.get('x-refused-token');
+    const changed = value === null ? null : hint(value, held);
+    if (changed === null) headers.delete('x-refused-token');
+    else headers.set('X-Refused-Token', changed);
+    const response = await broker(new Request(request.url, { method: request.method, headers }));
+    const token = ((await response.clone().json().catch(() => ({}))) as { access_token?: string }).access_token;
+    if (token) held = token;
+    return response;
+  });
+}
+
+const hashOf = (token: string) => createHash('sha256').update(token).digest('base64url');
 
 const failed = (results: Map<number, RuleResult>) => [...results.values()].filter((r) => r.status === 'fail').map((r) => r.rule);
 
@@ -123,6 +146,68 @@ describe('issue 14 item 2: bioid-broker check names the rule a broker breaks', (
     assert.deepStrictEqual(failed(results), [12]);
   });
 
+  it('rule 13: the reference broker passes (client_credentials), the preflight allowing X-Refused-Token', async () => {
+    const results = await checkAgainst(reference());
+    assert.deepStrictEqual(failed(results), []);
+    assert.strictEqual(results.get(13)!.status, 'pass', results.get(13)!.notes.join('\n'));
+  });
+
+  it('rule 13: the reference broker passes in the RFC 8693 variant (a refused token is replaced for its user)', async () => {
+    const subjects = new Map([['alice', await idp.userToken('alice')], ['bob', await idp.userToken('bob')]]);
+    const subjectToken = (request: Request) => subjects.get(/(?:^|;\s*)sid=(\w+)/.exec(request.headers.get('cookie') ?? '')?.[1] ?? '');
+    const results = await checkAgainst(reference({ authorize: (request) => subjectToken(request) !== undefined, tokenExchange: { subjectToken } }), { secondCookie: 'sid=bob' });
+    assert.deepStrictEqual(failed(results), []);
+    for (const rule of [12, 13]) assert.strictEqual(results.get(rule)!.status, 'pass', `rule ${rule}: ${results.get(rule)!.notes.join('\n')}`);
+  });
+
+  it('rule 13: a broker that exchanges again for any X-Refused-Token fails rule 13, and the notes name no token', async () => {
+    // Every hint becomes the hash of the token it holds: a wrong hash replaces it.
+    const results = await checkAgainst(rewritingHints((_, held) => hashOf(held)));
+    assert.deepStrictEqual(failed(results), [13]);
+    const notes = results.get(13)!.notes.join('\n');
+    assert.match(notes, /a hash of no token it served replaced the cached token A/);
+    assert.notMatch(notes, /eyJ/, 'no JWT in the notes');
+  });
+
+  it('rule 13: a broker that replaces a token again for the same hash fails rule 13 (at most once per token)', async () => {
+    // The right hash works as in the reference, but a hash already honoured becomes the hash of the token it holds now.
+    const honoured = new Set<string>();
+    const results = await checkAgainst(
+      rewritingHints((value, held) => {
+        if (honoured.has(value)) return hashOf(held);
+        if (value === hashOf(held)) honoured.add(value);
+        return value;
+      }),
+    );
+    assert.deepStrictEqual(failed(results), [13]);
+    assert.match(results.get(13)!.notes.join('\n'), /the hash of token A, sent again, replaced token B by a third token/);
+  });
+
+  it('rule 13: a broker that ignores X-Refused-Token is not failed: rule 13 is skipped and says so', async () => {
+    const results = await checkAgainst(rewritingHints(() => null));
+    assert.deepStrictEqual(failed(results), []);
+    assert.strictEqual(results.get(13)!.status, 'skip');
+    assert.match(results.get(13)!.notes.join('\n'), /the broker ignores X-Refused-Token \(optional\)/);
+  });
+
+  it('rule 13: a broker that does not cache tokens is not failed: rule 13 is skipped as not applicable', async () => {
+    // A new broker (an empty cache) for each request: every signed-in GET exchanges.
+    const fresh = () => reference();
+    const results = await checkAgainst((req, res) => fresh()(req, res));
+    assert.deepStrictEqual(failed(results), []);
+    assert.strictEqual(results.get(13)!.status, 'skip');
+    assert.match(results.get(13)!.notes.join('\n'), /not applicable: two signed-in GETs got two different tokens, so the broker does not cache/);
+  });
+
+  it('rule 13: a cross-origin broker whose preflight does not allow X-Refused-Token is not failed, and is told so', async () => {
+    const results = await checkAgainst(
+      reference({}, (r) => edited(r, { headers: (h) => h.has('Access-Control-Allow-Headers') && h.set('Access-Control-Allow-Headers', 'X-CSRF, Authorization') })),
+    );
+    assert.deepStrictEqual(failed(results), []);
+    assert.strictEqual(results.get(13)!.status, 'skip');
+    assert.match(results.get(13)!.notes.join('\n'), new RegExp(`its preflight from ${APP_ORIGIN} does not list X-Refused-Token in Access-Control-Allow-Headers`));
+  });
+
   it('rule 8: a session cookie that is not signed in fails rule 8 with a hint', async () => {
     const results = await checkAgainst(reference(), { cookie: 'sid=nobody' });
     assert.include(failed(results), 8);
@@ -143,7 +228,7 @@ describe('issue 14 item 2: bioid-broker check names the rule a broker breaks', (
       const run = await runBin(['check', `${server.url}/token`, '--cookie', 'sid=alice', '--origin', APP_ORIGIN]);
       assert.strictEqual(run.status, 1);
       assert.match(run.stdout, /FAIL  rule  3  anti-CSRF/);
-      assert.match(run.stdout, /12 rules: \d+ pass, 1 fail/);
+      assert.match(run.stdout, /13 rules: \d+ pass, 1 fail/);
     } finally {
       await server.close();
     }
