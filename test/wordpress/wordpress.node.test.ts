@@ -333,12 +333,21 @@ describe('issue 16: the WordPress plugin in Debian\'s WordPress (Chromium)', fun
       },
       { subject: SUBJECT, shortcode: SHORTCODE, pasted: PASTED },
     );
-    // The sidebar's "Subject id" field, typed into with the keyboard as an editor would.
-    const inputId = await page.waitForFunction(() => {
-      const label = [...document.querySelectorAll('.block-editor-block-inspector label')].find((l) => l.textContent === 'Subject id') as HTMLLabelElement | undefined;
-      return label?.htmlFor && document.getElementById(label.htmlFor) ? label.htmlFor : false;
-    });
-    await raw(page).type(`[id="${String(inputId)}"]`, SUBJECT);
+    // The sidebar's "Subject id" field, typed into with the keyboard as an editor would. The editor may
+    // still mount the sidebar again (the field gets a new id) between finding the field and typing: then
+    // nothing was typed, and the field is found again.
+    for (let attempt = 1; ; attempt++) {
+      const inputId = await page.waitForFunction(() => {
+        const label = [...document.querySelectorAll('.block-editor-block-inspector label')].find((l) => l.textContent === 'Subject id') as HTMLLabelElement | undefined;
+        return label?.htmlFor && document.getElementById(label.htmlFor) ? label.htmlFor : false;
+      });
+      try {
+        await raw(page).type(`[id="${String(inputId)}"]`, SUBJECT);
+        break;
+      } catch (error) {
+        if (attempt === 3 || !/No element found/.test(String(error))) throw error;
+      }
+    }
     const blockTypes = await page.evaluate(() => (window as unknown as { wp: any }).wp.blocks.getBlockTypes().map((t: { name: string }) => t.name).filter((n: string) => n.startsWith('bioid/')).sort());
     assert.deepStrictEqual(blockTypes, Object.keys(tagsOfBundle()).map((t) => `bioid/${t.slice(4)}`).sort(), 'a block per element of the bundle');
     const attributes = await page.evaluate((id: string) => (window as unknown as { wp: any }).wp.data.select('core/block-editor').getBlockAttributes(id), verifyId);
