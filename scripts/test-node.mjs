@@ -5,8 +5,12 @@
 // contains "broker" or "watch-status". TypeScript is loaded through tsx (--import tsx).
 // Two files run at once (--parallel --jobs 2), each in a worker process of its own root suite, so a
 // file's top-level before/after hooks only wrap that file. Tests start servers on 127.0.0.1 port 0.
+// The files start longest first, by their last measured time (scripts/test-durations.json, seconds; a file
+// not listed yet starts first), so the two workers finish together instead of one running a long file
+// alone at the end. `npm run test:node -- --record-durations` runs the files and writes their times there.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
@@ -18,20 +22,26 @@ function find(dir) {
   });
 }
 
-const filter = process.argv.slice(2);
+const DURATIONS = 'scripts/test-durations.json';
+const record = process.argv.includes('--record-durations');
+const filter = process.argv.slice(2).filter((arg) => arg !== '--record-durations');
+const known = JSON.parse(readFileSync(DURATIONS, 'utf8'));
+const seconds = (file) => known[file.split('\\').join('/')] ?? Infinity;
 const files = find('test')
   .filter((f) => filter.length === 0 || filter.some((part) => f.includes(part)))
-  .sort();
+  .sort((a, b) => seconds(b) - seconds(a) || a.localeCompare(b));
 if (files.length === 0) {
   console.error('No Node test files found under test/.');
   process.exit(1);
 }
 const mocha = createRequire(import.meta.url).resolve('mocha/bin/mocha.js');
+const recorded = join(tmpdir(), `bioid-test-durations-${process.pid}.jsonl`);
 const result = spawnSync(
   process.execPath,
   [
     mocha,
     '--node-option=import=tsx',
+    '--require=scripts/test-durations.mjs',
     '--reporter=spec',
     // mocha's default is 2000 ms; tests that start an IdP, servers or Chromium need more, and set
     // more still where they need it (this.timeout in the e2e and browser-security suites).
@@ -40,6 +50,16 @@ const result = spawnSync(
     '--jobs=2',
     ...files,
   ],
-  { stdio: 'inherit', env: { ...process.env, NODE_NO_WARNINGS: '1' } },
+  { stdio: 'inherit', env: { ...process.env, NODE_NO_WARNINGS: '1', ...(record ? { BIOID_TEST_DURATIONS: recorded } : {}) } },
 );
+if (record && existsSync(recorded)) {
+  for (const line of readFileSync(recorded, 'utf8').trim().split('\n')) {
+    const { file, ms } = JSON.parse(line);
+    known[file] = Math.round(ms / 100) / 10;
+  }
+  rmSync(recorded);
+  const sorted = Object.entries(known).sort(([a, x], [b, y]) => y - x || a.localeCompare(b));
+  writeFileSync(DURATIONS, `${JSON.stringify(Object.fromEntries(sorted), null, 2)}\n`);
+  console.log(`Test file times written to ${DURATIONS}.`);
+}
 process.exit(result.status ?? 1);

@@ -80,6 +80,9 @@ async function signIn(php: Php, user: string): Promise<string> {
 let sim: RunningSimulator;
 let scratch: string;
 let bundle: LocalServer;
+let chromium: Browser | undefined;
+/** One Chromium for the file, launched by the first quick start; each quick start has its own context. */
+const browser = async () => (chromium ??= await launch('chromium'));
 
 before(async () => {
   sim = await startSimulator({ ...CLIENT, captureDelayMs: [0, 20] });
@@ -89,6 +92,7 @@ before(async () => {
   bundle = await startServer((_req, res) => void res.writeHead(200, { 'Content-Type': 'text/javascript' }).end(script));
 });
 after(async () => {
+  await chromium?.close();
   await bundle?.close();
   await sim?.close();
   rmSync(scratch, { recursive: true, force: true });
@@ -110,19 +114,23 @@ const pageEnv = (fromCdn = false) => ({
   ...(fromCdn ? { BIOID_ELEMENTS_URL: `${bundle.url}/bioid-elements.js` } : {}),
 });
 
-/** In Chromium: sign in on the recipe's page, enroll the user, then verify: the quick start's whole path. */
+/** In Chromium, in a context of its own: sign in on the recipe's page, enroll the user, then verify: the quick start's whole path. */
 async function quickStart(browser: Browser, pageUrl: string): Promise<Record<string, unknown>> {
   const context = await browser.newContext();
-  const page = await context.newPage();
-  await page.goto(pageUrl);
-  await page.fill('input[name=user]', 'alice');
-  await page.clickAndWaitForLoad('form.signin button[type=submit]');
-  await page.waitForFunction(() => customElements.get('bio-verify') !== undefined);
-  const enrolled = await runOperation(page, 'bio-enroll');
-  assert.strictEqual(enrolled.type, 'bio-result', JSON.stringify(enrolled.detail));
-  const verified = await runOperation(page, 'bio-verify');
-  assert.strictEqual(verified.type, 'bio-result', JSON.stringify(verified.detail));
-  return verified.detail.result!;
+  try {
+    const page = await context.newPage();
+    await page.goto(pageUrl);
+    await page.fill('input[name=user]', 'alice');
+    await page.clickAndWaitForLoad('form.signin button[type=submit]');
+    await page.waitForFunction(() => customElements.get('bio-verify') !== undefined);
+    const enrolled = await runOperation(page, 'bio-enroll');
+    assert.strictEqual(enrolled.type, 'bio-result', JSON.stringify(enrolled.detail));
+    const verified = await runOperation(page, 'bio-verify');
+    assert.strictEqual(verified.type, 'bio-result', JSON.stringify(verified.detail));
+    return verified.detail.result!;
+  } finally {
+    await context.close();
+  }
 }
 
 describe('issue 14 item 3: recipe A, a token broker in plain PHP (docs/recipes/php/native)', () => {
@@ -156,14 +164,9 @@ describe('issue 14 item 3: recipe A, a token broker in plain PHP (docs/recipes/p
 
   it('issue 14 item 3: the script-tag quick start reaches a verified match against the PHP broker in Chromium', async function () {
     this.timeout(60_000);
-    const browser = await launch('chromium');
-    try {
-      const result = await quickStart(browser, `${php.url}/index.php`);
-      assert.strictEqual(result.match, true);
-      assert.strictEqual(result.subjectId, 'alice');
-    } finally {
-      await browser.close();
-    }
+    const result = await quickStart(await browser(), `${php.url}/index.php`);
+    assert.strictEqual(result.match, true);
+    assert.strictEqual(result.subjectId, 'alice');
   });
 });
 
@@ -211,13 +214,8 @@ describe('issue 14 item 3: recipe B, a PHP app with bioid-broker serve beside it
 
   it('issue 14 item 3: the script-tag quick start reaches a verified match through the sidecar in Chromium', async function () {
     this.timeout(60_000);
-    const browser = await launch('chromium');
-    try {
-      const result = await quickStart(browser, `${site.url}/index.php`);
-      assert.strictEqual(result.match, true);
-    } finally {
-      await browser.close();
-    }
+    const result = await quickStart(await browser(), `${site.url}/index.php`);
+    assert.strictEqual(result.match, true);
   });
 });
 
@@ -245,12 +243,7 @@ describe('recipe B without a reverse proxy: the sidecar on its own port, the pag
     assert.strictEqual(script.status, 200);
     assert.match(script.headers.get('content-type') ?? '', /^text\/javascript/);
     assert.strictEqual(await script.text(), readFileSync(BUNDLE, 'utf8'));
-    const browser = await launch('chromium');
-    try {
-      const result = await quickStart(browser, `${php.url}/index.php`);
-      assert.strictEqual(result.match, true);
-    } finally {
-      await browser.close();
-    }
+    const result = await quickStart(await browser(), `${php.url}/index.php`);
+    assert.strictEqual(result.match, true);
   });
 });

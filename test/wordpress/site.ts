@@ -187,6 +187,9 @@ export async function startSite(stack: Stack, options: SiteOptions): Promise<Run
       '-d', 'log_errors=1',
       '-d', `error_log=${join(dir, 'php.log')}`,
       '-d', 'memory_limit=256M',
+      // php -S looks at a script's time on every request, so a test that rewrites wp-config.php is served
+      // the new one at once (the default looks every 2 s).
+      '-d', 'opcache.revalidate_freq=0',
     ];
 
     // php -S on a loopback port it picks itself (port 0), read from its start line.

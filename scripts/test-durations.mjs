@@ -1,0 +1,31 @@
+// mocha root hook plugin (scripts/test-node.mjs loads it): when BIOID_TEST_DURATIONS names a file, each test
+// file's time (from its first root hook to its last, in whichever worker ran it) is appended to it as a
+// JSON line {"file", "ms"}; `node scripts/test-node.mjs --record-durations` merges them into
+// scripts/test-durations.json, the order test-node.mjs starts the files in (longest first).
+import { appendFileSync } from 'node:fs';
+import { relative } from 'node:path';
+
+const out = process.env.BIOID_TEST_DURATIONS;
+let started = 0;
+
+/** The test files under a suite (a worker's root suite holds one file). */
+function filesOf(suite, files = new Set()) {
+  if (suite.file) files.add(suite.file);
+  for (const child of suite.suites) filesOf(child, files);
+  for (const test of suite.tests) if (test.file) files.add(test.file);
+  return files;
+}
+
+export const mochaHooks = out
+  ? {
+      beforeAll() {
+        started = Date.now();
+      },
+      afterAll() {
+        const ms = Date.now() - started;
+        for (const file of filesOf(this.test.parent)) {
+          appendFileSync(out, `${JSON.stringify({ file: relative(process.cwd(), file).split('\\').join('/'), ms })}\n`);
+        }
+      },
+    }
+  : {};
