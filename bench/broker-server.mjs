@@ -30,7 +30,7 @@ if (mode === 'broker') {
   const { nodeBroker } = await import('../src/broker/node.ts');
   handler = nodeBroker(createBrokerCore({ ...(await startBenchIdp()), authorize: () => true }), 'on-first-read');
 } else if (mode === 'forward-auth') {
-  const { serve } = await import('../src/broker/serve.ts');
+  const { serve } = await import('../broker/src/serve.ts');
   const idpOptions = await startBenchIdp();
   running = await serve({
     env: {

@@ -239,7 +239,7 @@ export function createBrokerCore(options: TokenBrokerOptions): BrokerCore {
   return async (input, context) => {
     const started = performance.now();
     const answer = await tokenBroker(input, context);
-    emit({ type: 'request', outcome: outcomeOf(input.method, answer), status: answer.status, durationMs: performance.now() - started });
+    emit({ type: 'request', outcome: outcomeOf(input.method, answer), status: answer.status, durationMs: performance.now() - started }, context);
     return answer;
   };
 }

@@ -1,14 +1,14 @@
 /**
- * Issue 14 item 2: `bioid-broker serve`, the reference broker as a process for backends in any language
- * (forward-auth session gate, /healthz, SIGTERM, one JSON line per refused request), checked by
- * `bioid-broker check` against docs/broker-contract.md. Runs the built command (dist/).
+ * `bioid-broker serve`, the reference broker as a process for backends in any language (forward-auth
+ * session gate, /healthz, SIGTERM, one JSON line per refused request), checked by `bioid-broker check`
+ * against docs/broker-contract.md. Runs the command of the bioid-broker package (broker/) from its source.
  */
 import { assert } from 'chai';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { decodeJwt } from 'jose';
 import { startIdp, type RunningIdp } from '../../simulator/src/idp.js';
 import { APP_ORIGIN, CLIENT, startServer } from './support.js';
-import { BIN, runBin, startSessionCheck, startSidecar, type Sidecar } from './bin-support.js';
+import { CLI, runBin, startSessionCheck, startSidecar, type Sidecar } from './bin-support.js';
 
 let idp: RunningIdp;
 before(async () => {
@@ -30,14 +30,16 @@ const brokerEnv = (sessionCheckUrl: string, extra: Record<string, string> = {}) 
 const get = (url: string, headers: Record<string, string> = {}) => fetch(url, { headers });
 const json = async (response: Response) => (await response.json()) as Record<string, unknown>;
 
-describe('issue 14 item 2: bioid-broker, a bin of bioid-sdk', () => {
-  it('issue 14 item 2: package.json names the built command, which starts with #!/usr/bin/env node and is executable', () => {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { bin: Record<string, string>; dependencies: Record<string, string> };
-    assert.strictEqual(pkg.bin['bioid-broker'], './dist/bin/bioid-broker.js');
-    assert.ok(existsSync(BIN), 'npm run build first');
-    assert.match(readFileSync(BIN, 'utf8'), /^#!\/usr\/bin\/env node\n/);
-    assert.ok((statSync(BIN).mode & 0o111) !== 0, 'executable');
-    assert.deepStrictEqual(Object.keys(pkg.dependencies).sort(), ['lit', 'workbox-window'], 'no new runtime dependency');
+describe('bioid-broker, the sidecar package', () => {
+  it('bioid-broker is its own package beside simulator/: bin bioid-broker, depending on bioid-sdk, redis, prom-client, pino and @opentelemetry/api; bioid-sdk has no bin and two runtime dependencies', () => {
+    const sdk = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { bin?: unknown; dependencies: Record<string, string> };
+    const sidecar = JSON.parse(readFileSync(new URL('../../broker/package.json', import.meta.url), 'utf8')) as { name: string; bin: Record<string, string>; dependencies: Record<string, string> };
+    assert.strictEqual(sdk.bin, undefined);
+    assert.deepStrictEqual(Object.keys(sdk.dependencies).sort(), ['lit', 'workbox-window'], 'no new runtime dependency');
+    assert.strictEqual(sidecar.name, 'bioid-broker');
+    assert.strictEqual(sidecar.bin['bioid-broker'], 'dist/cli.js');
+    assert.deepStrictEqual(Object.keys(sidecar.dependencies).sort(), ['@opentelemetry/api', 'bioid-sdk', 'pino', 'prom-client', 'redis']);
+    assert.match(readFileSync(CLI, 'utf8'), /^#!\/usr\/bin\/env node\n/);
   });
 
   it('issue 14 item 2: --help prints the usage (serve, check, the variables) and exits 0; wrong usage exits 2', async () => {

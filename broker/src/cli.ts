@@ -1,12 +1,14 @@
+#!/usr/bin/env node
 /**
- * The `bioid-broker` command of bioid-sdk: `serve` runs the reference token broker as a sidecar for a
- * backend in any language; `check <url>` probes any broker against docs/broker-contract.md.
+ * `bioid-broker`, the command of the bioid-broker package: `serve` runs the reference token broker of
+ * bioid-sdk as a sidecar for a backend in any language; `check <url>` probes any broker against
+ * docs/broker-contract.md.
  */
 import { parseArgs } from 'node:util';
-import { BioIDError } from '../core/errors.js';
-import { BROKER_ENV } from '../broker/env.js';
-import { checkBroker, formatResults } from '../broker/contract-check.js';
-import { DEFAULT_HOST, DEFAULT_PORT, HEALTH_PATH, SERVE_ENV, serve } from '../broker/serve.js';
+import { BioIDError } from 'bioid-sdk';
+import { BROKER_ENV } from 'bioid-sdk/broker';
+import { checkBroker, formatResults } from './contract-check.js';
+import { DEFAULT_HOST, DEFAULT_PORT, HEALTH_PATH, SERVE_ENV, serve } from './serve.js';
 
 /**
  * Where `check` also reads the session cookies: an argument shows in every user's process list, the
@@ -16,7 +18,7 @@ const CHECK_ENV = { cookie: 'BIOID_CHECK_COOKIE', secondCookie: 'BIOID_CHECK_SEC
 /** More than any Cookie header a server accepts (node:http stops at 16 KB of headers). */
 const MAX_STDIN_BYTES = 64 * 1024;
 
-const USAGE = `bioid-broker: the token broker of bioid-sdk, for backends in any language.
+const USAGE = `bioid-broker: the token broker of bioid-sdk as a process, for backends in any language.
 
 Usage:
   bioid-broker serve
@@ -32,7 +34,7 @@ Usage:
                                  { "subject_token": "<the user's access token>" }
         ${BROKER_ENV.tokenStoreUrl}, ${BROKER_ENV.tokenStoreKey}
                                  several instances: a shared Redis/Valkey (redis://, rediss://,
-                                 unix://) and its key (openssl rand -base64 32); needs the redis package
+                                 unix://) and its key (openssl rand -base64 32)
         ${SERVE_ENV.port} (default ${DEFAULT_PORT}, 0 = any free port), ${SERVE_ENV.host} (default ${DEFAULT_HOST})
       ${HEALTH_PATH} answers 200 { "status": "ok" }. SIGTERM or SIGINT stops it after requests in flight.
       Logs one JSON line per event on stdout, each refused request included; never a cookie, token or secret.

@@ -3,12 +3,10 @@
  * background (start-up never waits for Redis: the broker fails open until it answers), with its connection
  * errors kept from crashing the process and logged at most once a minute.
  *
- * `redis` is loaded only here and only when a store is configured, so bioid-sdk adds no runtime dependency.
+ * `redis` (a dependency of bioid-broker) is loaded only when a store is configured.
  */
-import { BioIDError } from '../core/errors.js';
-import { redisTokenStore, type RedisClientLike } from './redis-store.js';
-import { STORE_ENV, type TokenStoreSettings } from './store-env.js';
-import type { TokenStore } from './store.js';
+import { BioIDError } from 'bioid-sdk';
+import { STORE_ENV, redisTokenStore, type RedisClientLike, type TokenStore, type TokenStoreSettings } from 'bioid-sdk/broker';
 import { throttled } from './throttle.js';
 
 /** What this module needs of the `redis` package. */
@@ -38,7 +36,7 @@ export async function connectTokenStore(
   } catch {
     throw new BioIDError(
       'config',
-      `bioid-broker serve: ${STORE_ENV.url} is set, but the redis package cannot be loaded: install redis (npm install redis@^5) next to bioid-sdk, or unset ${STORE_ENV.url}.`,
+      `bioid-broker serve: ${STORE_ENV.url} is set, but the redis package cannot be loaded: reinstall bioid-broker (it depends on redis), or unset ${STORE_ENV.url}.`,
     );
   }
   // Commands fail at once while disconnected instead of queueing: a queued lock or write replayed minutes

@@ -7,16 +7,19 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { requireEndpointUrl } from '../core/config.js';
-import { BioIDError } from '../core/errors.js';
-import { brokerOptionsFromEnv, type EnvLike } from './env.js';
-import { forwardAuth, type ForwardAuthGate } from './forward-auth.js';
-import { createBrokerCore } from './handler.js';
-import { nodeBroker } from './node.js';
-import { DEFAULT_BROKER_TIMEOUT_MS } from './options.js';
-import { refusalLine } from './refusal.js';
+import { BioIDError } from 'bioid-sdk';
+import {
+  DEFAULT_BROKER_TIMEOUT_MS,
+  brokerOptionsFromEnv,
+  createTokenBroker,
+  forwardAuth,
+  toNodeHandler,
+  tokenStoreFromEnv,
+  type BrokerRefusal,
+  type EnvLike,
+  type ForwardAuthGate,
+} from 'bioid-sdk/broker';
 import { connectTokenStore, type ConnectedStore } from './serve-store.js';
-import { tokenStoreFromEnv } from './store-env.js';
 import { throttled } from './throttle.js';
 
 /** The variables `serve` reads besides the broker's own (env.ts). */
@@ -77,7 +80,7 @@ export async function serve({ env, write = (line) => process.stdout.write(`${lin
   let lastStoreError = '';
   const storeErrorLine = throttled((suppressed) => emit('warn', { event: 'store-error', failure: lastStoreError, ...(suppressed ? { suppressed } : {}) }));
   let options: ReturnType<typeof brokerOptionsFromEnv>;
-  let core: ReturnType<typeof createBrokerCore>;
+  let handler: ReturnType<typeof createTokenBroker>;
   try {
     options = brokerOptionsFromEnv(env, {
       ...(connected ? { store: connected.store } : {}),
@@ -91,7 +94,7 @@ export async function serve({ env, write = (line) => process.stdout.write(`${lin
       logger: (line) => logFailure(line.replace(/^bioid token broker: /, '')),
       onRefusal: (refusal) => write(refusalLine(refusal, { time: new Date().toISOString(), level: 'warn' })),
     });
-    core = createBrokerCore(options);
+    handler = createTokenBroker(options);
   } catch (error) {
     // A configuration error after connecting must not leave the client keeping the process alive.
     connected?.close();
@@ -99,7 +102,7 @@ export async function serve({ env, write = (line) => process.stdout.write(`${lin
   }
   gate = forwardAuth({ sessionCheckUrl, timeoutMs: options.timeoutMs ?? DEFAULT_BROKER_TIMEOUT_MS, exchange, log: logFailure });
   // The sidecar's gate reads the Node request, so its Request is built only if something reads it.
-  const broker = nodeBroker(core, 'on-first-read');
+  const broker = toNodeHandler(handler, { lazyRequest: true });
 
   const server = createServer((req, res) => {
     if (pathOf(req) === HEALTH_PATH) health(req, res);
@@ -164,6 +167,27 @@ const pathOf = (req: IncomingMessage) => {
   const query = url.indexOf('?');
   return query < 0 ? url : url.slice(0, query);
 };
+
+/** An absolute http(s) URL without credentials (a query is allowed); the value is never echoed. */
+function requireEndpointUrl(value: string, name: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new BioIDError('config', `bioid-broker serve: environment variable ${name} is not an absolute URL; give the full http(s) address.`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new BioIDError('config', `bioid-broker serve: environment variable ${name} must be an http or https URL, not ${url.protocol}.`);
+  }
+  if (url.username || url.password) throw new BioIDError('config', `bioid-broker serve: environment variable ${name} must not carry credentials in the URL.`);
+  return url.href;
+}
+
+/** One refused request as a JSON line; the fix is said for the one reason an operator can fix. */
+function refusalLine(refusal: BrokerRefusal, extra: Record<string, unknown>): string {
+  const fix = refusal.reason === 'origin-not-allowed' ? { fix: 'add this exact origin to BIOID_ALLOWED_ORIGINS if its pages should get tokens' } : {};
+  return JSON.stringify({ ...extra, event: 'refused', ...refusal, ...fix });
+}
 
 function readPort(value: string | undefined): number {
   if (value === undefined) return DEFAULT_PORT;
