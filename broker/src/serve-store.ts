@@ -8,11 +8,12 @@
 import { BioIDError } from 'bioid-sdk';
 import { STORE_ENV, redisTokenStore, type RedisClientLike, type TokenStore, type TokenStoreSettings } from 'bioid-sdk/broker';
 import { throttled } from './throttle.js';
+import { tracedStore } from './tracing.js';
 
 /** What this module needs of the `redis` package. */
 interface RedisModule {
   createClient(options: Record<string, unknown>): RedisClientLike & {
-    on(event: 'error', listener: (error: unknown) => void): unknown;
+    on(event: 'error' | 'ready', listener: (error: unknown) => void): unknown;
     connect(): Promise<unknown>;
     destroy(): void;
   };
@@ -22,6 +23,8 @@ export interface ConnectedStore {
   store: TokenStore;
   /** Where the store is, without credentials: for the start-up line. */
   where: string;
+  /** Whether the store has answered once (the client was ready): `/readyz` waits for it, once. */
+  answered(): boolean;
   close(): void;
 }
 
@@ -53,14 +56,19 @@ export async function connectTokenStore(
     lastError = (error as { code?: unknown })?.code ? String((error as { code: unknown }).code) : error instanceof Error ? error.name : 'error';
     report();
   });
+  let answered = false;
+  client.on('ready', () => {
+    answered = true;
+  });
   client.connect().catch(() => {
     // Reported through 'error'; the client keeps reconnecting.
   });
   const url = new URL(settings.url);
   const where = settings.socketPath ? `unix://${settings.socketPath}` : `${url.protocol}//${url.host}`;
   return {
-    store: redisTokenStore({ client, encryptionKey: settings.encryptionKey }),
+    store: tracedStore(redisTokenStore({ client, encryptionKey: settings.encryptionKey }), settings.socketPath ? {} : { address: url.hostname, port: Number(url.port || 6379) }),
     where,
+    answered: () => answered,
     close: () => {
       try {
         client.destroy();

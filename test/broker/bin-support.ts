@@ -59,7 +59,7 @@ export interface Sidecar {
 export function startSidecar(env: Record<string, string>): Promise<Sidecar> {
   const child = spawn(process.execPath, [...BIN_ARGS, 'serve'], {
     cwd: ROOT,
-    env: { ...BASE_ENV, BIOID_PORT: '0', ...env },
+    env: { ...BASE_ENV, BIOID_PORT: '0', BIOID_SHUTDOWN_DELAY_MS: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: Record<string, unknown>[] = [];

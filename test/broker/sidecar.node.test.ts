@@ -137,14 +137,15 @@ describe('issue 14 item 2: bioid-broker serve (client_credentials) passes bioid-
     assert.deepStrictEqual(await json(response), { status: 'ok' });
   });
 
-  it('issue 14 item 2: one JSON line per refused request (origin not allowed, no CSRF header, no session), holding no cookie, token or secret', async () => {
-    const before = sidecar.lines.length;
-    await fetch(`${sidecar.url}/t`, { method: 'OPTIONS', headers: { Origin: 'https://cms.example.org', 'Access-Control-Request-Method': 'GET', Cookie: 'sid=alice' } });
-    await get(`${sidecar.url}/t`, { Cookie: 'sid=alice' });
-    await get(`${sidecar.url}/t`, { 'X-CSRF': '1', Cookie: 'sid=secret-session-value' });
-    const token = (await json(await get(`${sidecar.url}/t`, { 'X-CSRF': '1', Cookie: 'sid=alice' }))).access_token as string;
+  it('issue 14 item 2: one JSON line per refused request (origin not allowed, no CSRF header, no session), at warn with its reason, holding no cookie, token or secret', async () => {
+    // Lines are written asynchronously: this test's own are told apart by their request ids.
+    const ids = ['refusals-1', 'refusals-2', 'refusals-3', 'refusals-4'];
+    await fetch(`${sidecar.url}/t`, { method: 'OPTIONS', headers: { Origin: 'https://cms.example.org', 'Access-Control-Request-Method': 'GET', Cookie: 'sid=alice', 'X-Request-Id': ids[0]! } });
+    await get(`${sidecar.url}/t`, { Cookie: 'sid=alice', 'X-Request-Id': ids[1]! });
+    await get(`${sidecar.url}/t`, { 'X-CSRF': '1', Cookie: 'sid=secret-session-value', 'X-Request-Id': ids[2]! });
+    const token = (await json(await get(`${sidecar.url}/t`, { 'X-CSRF': '1', Cookie: 'sid=alice', 'X-Request-Id': ids[3]! }))).access_token as string;
     await new Promise((resolve) => setTimeout(resolve, 100));
-    const refusals = sidecar.lines.slice(before).filter((l) => l.event === 'refused');
+    const refusals = sidecar.lines.filter((l) => l.event === 'refused' && ids.includes(l.requestId as string));
     assert.deepStrictEqual(
       refusals.map((l) => [l.level, l.reason, l.status, l.method, l.origin]),
       [
@@ -178,16 +179,27 @@ describe('issue 14 item 2: bioid-broker serve, failures and shutdown', () => {
     }
   });
 
-  it('issue 14 item 2: SIGTERM lets a request in flight finish, then the process exits 0', async () => {
-    const slow = await startServer((_req, res) => void setTimeout(() => res.writeHead(204).end(), 400));
-    const sidecar = await startSidecar(brokerEnv(`${slow.url}/check`));
+  it('SIGTERM: /readyz turns 503 at once while requests are still served for BIOID_SHUTDOWN_DELAY_MS, then it stops accepting, lets a request in flight finish, and exits 0', async () => {
+    const slow = await startServer((_req, res) => void setTimeout(() => res.writeHead(204).end(), 700));
+    const sidecar = await startSidecar(brokerEnv(`${slow.url}/check`, { BIOID_SHUTDOWN_DELAY_MS: '400' }));
     try {
+      assert.strictEqual((await get(`${sidecar.url}/readyz`)).status, 200);
       const inFlight = get(`${sidecar.url}/t`, { 'X-CSRF': '1', Cookie: 'sid=alice' });
       await new Promise((resolve) => setTimeout(resolve, 100));
       const exited = sidecar.stop();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const draining = await get(`${sidecar.url}/readyz`);
+      assert.strictEqual(draining.status, 503);
+      assert.deepStrictEqual(await json(draining), { status: 'unready', reason: 'stopping' });
+      assert.strictEqual((await get(`${sidecar.url}/healthz`)).status, 200, 'still live while it drains');
       assert.strictEqual((await inFlight).status, 200);
       assert.strictEqual(await exited, 0);
-      assert.deepStrictEqual(sidecar.lines.slice(-2).map((l) => l.event), ['stopping', 'stopped']);
+      const events = sidecar.lines.map((l) => l.event);
+      assert.deepStrictEqual(events.slice(events.indexOf('stopping')), ['stopping', 'request', 'stopped']);
+      await get(`${sidecar.url}/healthz`).then(
+        () => assert.fail('still accepting after exit'),
+        () => undefined,
+      );
     } finally {
       await slow.close();
     }

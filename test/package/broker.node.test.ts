@@ -7,11 +7,12 @@
  */
 import { assert } from 'chai';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { startIdp, type RunningIdp } from '../../simulator/src/idp.js';
 import { startSessionCheck } from '../broker/bin-support.js';
@@ -33,7 +34,7 @@ interface Served {
 function serveInstalled(app: string, env: Record<string, string>): Promise<Served> {
   const child = spawn(join(app, 'node_modules', '.bin', 'bioid-broker'), ['serve'], {
     cwd: app,
-    env: { PATH: process.env.PATH ?? '', BIOID_PORT: '0', ...env },
+    env: { PATH: process.env.PATH ?? '', BIOID_PORT: '0', BIOID_SHUTDOWN_DELAY_MS: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: Record<string, unknown>[] = [];
@@ -126,14 +127,79 @@ describe('bioid-broker as an operator installs it (npm install bioid-broker, fro
     for (const rule of [1, 2, 3, 4, 8, 9]) assert.match(stdout, new RegExp(`pass  rule +${rule} `), `rule ${rule}`);
   });
 
-  it('GET /healthz answers 200 { status: "ok" }', async () => {
-    const response = await fetch(`${served!.url}/healthz`);
-    assert.strictEqual(response.status, 200);
-    assert.deepStrictEqual(await response.json(), { status: 'ok' });
+  it('GET /healthz and GET /readyz answer 200 { status: "ok" }', async () => {
+    for (const path of ['/healthz', '/readyz']) {
+      const response = await fetch(`${served!.url}${path}`);
+      assert.strictEqual(response.status, 200, path);
+      assert.deepStrictEqual(await response.json(), { status: 'ok' });
+    }
   });
 
-  it('SIGTERM: the process exits 0', async () => {
+  it('SIGTERM with BIOID_SHUTDOWN_DELAY_MS=0: the process stops at once and exits 0', async () => {
     served!.child.kill('SIGTERM');
     assert.strictEqual(await served!.exited, 0, served!.output());
+  });
+
+  it('metrics, logs and traces of the installed process: GET /metrics counts the requests, one JSON line per request, spans through the OpenTelemetry SDK the operator preloads; SIGTERM drains', async () => {
+    // The operator's own OpenTelemetry set-up, preloaded with --import: here an exporter that writes each
+    // finished span as a JSON line to a file (the SDK resolved from this repository).
+    const spansFile = join(work, 'spans.jsonl');
+    const sdk = pathToFileURL(createRequire(join(root, 'package.json')).resolve('@opentelemetry/sdk-trace-base')).href;
+    const preload = join(app, 'otel.mjs');
+    writeFileSync(
+      preload,
+      [
+        "import { appendFileSync } from 'node:fs';",
+        "import { trace } from '@opentelemetry/api';",
+        `import { BasicTracerProvider, SimpleSpanProcessor } from ${JSON.stringify(sdk)};`,
+        'const exporter = {',
+        '  export(spans, done) {',
+        `    for (const s of spans) appendFileSync(${JSON.stringify(spansFile)}, JSON.stringify({ name: s.name, kind: s.kind, attributes: s.attributes }) + '\\n');`,
+        '    done({ code: 0 });',
+        '  },',
+        '  shutdown: async () => {},',
+        '};',
+        'trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }));',
+        '',
+      ].join('\n'),
+    );
+    served = await serveInstalled(app, env({ BIOID_METRICS_PORT: '0', BIOID_SHUTDOWN_DELAY_MS: '500', NODE_OPTIONS: `--import=${pathToFileURL(preload).href}` }));
+    const metricsUrl = served.lines.find((l) => l.event === 'listening')!.metrics as string;
+    assert.match(metricsUrl, /^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
+    const issued = await fetch(`${served.url}/bioid/token`, { headers: { 'X-CSRF': '1', Cookie: 'sid=alice', 'X-Request-Id': 'op-42' } });
+    const { access_token: accessToken } = (await issued.json()) as { access_token: string };
+    assert.strictEqual((await fetch(`${served.url}/bioid/token`, { headers: { 'X-CSRF': '1' } })).status, 401);
+    const text = await (await fetch(metricsUrl)).text();
+    assert.match(text, /^bioid_broker_requests_total\{outcome="token"\} 1$/m);
+    assert.match(text, /^bioid_broker_requests_total\{outcome="no-session"\} 1$/m);
+    assert.match(text, /^bioid_broker_idp_exchanges_total\{grant="client_credentials",result="ok"\} 1$/m);
+    assert.match(text, /^bioid_broker_idp_exchange_duration_seconds_count\{grant="client_credentials",result="ok"\} 1$/m);
+    assert.match(text, /^bioid_broker_store_errors_total\{operation="get"\} 0$/m);
+    assert.match(text, /^process_cpu_user_seconds_total /m);
+
+    served.child.kill('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const draining = await fetch(`${served.url}/readyz`);
+    assert.strictEqual(draining.status, 503);
+    assert.deepStrictEqual(await draining.json(), { status: 'unready', reason: 'stopping' });
+    assert.strictEqual((await fetch(`${served.url}/bioid/token`, { headers: { 'X-CSRF': '1', Cookie: 'sid=alice' } })).status, 200, 'served while it drains');
+    assert.strictEqual(await served.exited, 0, served.output());
+
+    const requests = served.lines.filter((l) => l.event === 'request' || l.event === 'refused');
+    assert.deepStrictEqual(requests.map((l) => [l.level, l.requestId === 'op-42', l.outcome, l.status]), [
+      ['info', true, 'token', 200],
+      ['warn', false, 'no-session', 401],
+      ['info', false, 'token', 200],
+    ]);
+    const spans = readFileSync(spansFile, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { name: string; attributes: Record<string, unknown> });
+    const exchange = spans.find((s) => s.attributes['bioid.broker.peer'] === 'identity-provider');
+    assert.ok(exchange, JSON.stringify(spans));
+    assert.strictEqual(exchange.name, 'POST');
+    assert.strictEqual(exchange.attributes['http.response.status_code'], 200);
+    for (const secret of [CLIENT.clientSecret, accessToken, 'sid=alice']) {
+      assert.notInclude(served.output(), secret);
+      assert.notInclude(text, secret);
+      assert.notInclude(JSON.stringify(spans), secret);
+    }
   });
 });

@@ -1,0 +1,109 @@
+/**
+ * The log of `bioid-broker serve` (docs/operations.md): JSON lines (pino) on stdout, `BIOID_LOG_LEVEL`.
+ * One line per token request, with its request id, outcome, status and duration, written from the
+ * broker's `request` event; refused requests are that line at `warn` (event `refused`, with the
+ * reason and the Origin). No line holds a cookie, a token, a subject token or the secret: what is logged
+ * is the events' closed words, numbers, the Origin and a request id that was checked to be a plain id;
+ * the redaction below is a second line of defence for fields that should never be logged at all.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { BioIDError } from 'bioid-sdk';
+import type { BrokerContext, RequestEvent } from 'bioid-sdk/broker';
+import { pino, type DestinationStream, type Level, type Logger } from 'pino';
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** Keys never written, at any depth pino's redaction reaches: a field of one of these names is censored. */
+const REDACTED = ['cookie', 'authorization', 'access_token', 'subject_token', 'client_secret', 'clientSecret', 'token', 'password', 'secret'];
+
+export function readLogLevel(value: string | undefined, name: string): LogLevel {
+  if (value === undefined) return 'info';
+  const level = value.toLowerCase() as LogLevel;
+  if (!LOG_LEVELS.includes(level)) {
+    throw new BioIDError('config', `bioid-broker serve: environment variable ${name} must be one of ${LOG_LEVELS.join(', ')}.`);
+  }
+  return level;
+}
+
+/**
+ * A logger writing one JSON object per line: `{"level":"info","time":"<ISO 8601>",…}`. `write` replaces
+ * stdout (tests); stdout is written asynchronously, and `flush` writes what is pending (before exit).
+ */
+export function createLog(level: LogLevel, write?: (line: string) => void): { log: Logger; flush(): void } {
+  const destination: DestinationStream & { flushSync?: () => void } = write
+    ? { write: (chunk: string) => write(chunk.endsWith('\n') ? chunk.slice(0, -1) : chunk) }
+    : pino.destination({ dest: 1, sync: false });
+  const log = pino(
+    {
+      level,
+      base: undefined,
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      redact: { paths: [...REDACTED, ...REDACTED.map((key) => `*.${key}`)], censor: '[redacted]' },
+    },
+    destination,
+  );
+  return {
+    log,
+    flush: () => {
+      try {
+        destination.flushSync?.();
+      } catch {
+        // Nothing pending, or stdout is gone.
+      }
+    },
+  };
+}
+
+const REQUEST_ID = Symbol('bioid.requestId');
+/**
+ * A request id from a caller is kept when it is a plain id: letters, digits and `._:-`, at most 64
+ * characters (a UUID, a trace id, a load balancer's id). Anything else (longer, or with other characters,
+ * as a token would be) is replaced by a fresh one, so a caller cannot make the log carry a value.
+ */
+const PLAIN_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
+/** The request's id: its X-Request-Id when plain, else a new UUID; remembered on the request. */
+export function requestIdOf(req: IncomingMessage): string {
+  const known = (req as IncomingMessage & { [REQUEST_ID]?: string })[REQUEST_ID];
+  if (known) return known;
+  const given = req.headers['x-request-id'];
+  const id = typeof given === 'string' && PLAIN_ID.test(given) ? given : randomUUID();
+  (req as IncomingMessage & { [REQUEST_ID]?: string })[REQUEST_ID] = id;
+  return id;
+}
+
+const FIXES: Partial<Record<RequestEvent['outcome'], string>> = {
+  'origin-not-allowed': 'add this exact origin to BIOID_ALLOWED_ORIGINS if its pages should get tokens',
+};
+const REFUSALS = new Set<RequestEvent['outcome']>(['origin-not-allowed', 'method', 'csrf', 'no-session', 'no-cookie', 'no-subject-token']);
+
+/** The line of one answered token request. */
+export function logRequest(log: Logger, event: RequestEvent, context: BrokerContext | undefined): void {
+  const req = context?.req;
+  const requestId = req ? requestIdOf(req) : undefined;
+  const method = (req?.method ?? 'GET').slice(0, 20);
+  const durationMs = Math.round(event.durationMs * 100) / 100;
+  if (REFUSALS.has(event.outcome)) {
+    if (!log.isLevelEnabled('warn')) return;
+    const origin = req?.headers.origin;
+    const fix = FIXES[event.outcome];
+    log.warn({
+      event: 'refused',
+      requestId,
+      reason: event.outcome,
+      outcome: event.outcome,
+      status: event.status,
+      method,
+      origin: typeof origin === 'string' ? origin.slice(0, 200) : null,
+      durationMs,
+      ...(fix ? { fix } : {}),
+    });
+    return;
+  }
+  const level: Level = event.status >= 500 ? 'error' : 'info';
+  if (!log.isLevelEnabled(level)) return;
+  log[level]({ event: 'request', requestId, outcome: event.outcome, status: event.status, method, durationMs });
+}
