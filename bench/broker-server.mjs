@@ -2,8 +2,8 @@
 // process) does not share its event loop. Modes:
 //  `broker`: the reference broker through toNodeHandler (the Express / node:http adapter), in front of
 //            the real IdP of simulator/src/idp.ts;
-//  `sidecar`: the adapter of `bioid-broker serve` (lightweight request and response, a web Request built
-//            only if read), with an authorize that answers at once;
+//  `sidecar`: `bioid-broker serve` (broker/src/serve.ts) with logging at its default level and metrics on,
+//            its gate answering at once;
 //  `forward-auth`: `bioid-broker serve` itself, its gate asking a session check (BENCH_SESSION_CHECK_URL);
 //  `session-check`: a bare node:http session check answering 204 (the integrator's app, as fast as it gets);
 //  `bare`: a plain node:http handler that answers the same JSON with the same headers.
@@ -26,9 +26,24 @@ if (mode === 'broker') {
   const { createTokenBroker, toNodeHandler } = await import('../src/broker/index.ts');
   handler = toNodeHandler(createTokenBroker({ ...(await startBenchIdp()), authorize: () => true }));
 } else if (mode === 'sidecar') {
-  const { createBrokerCore } = await import('../src/broker/handler.ts');
-  const { nodeBroker } = await import('../src/broker/node.ts');
-  handler = nodeBroker(createBrokerCore({ ...(await startBenchIdp()), authorize: () => true }), 'on-first-read');
+  // bioid-broker serve itself, logging at its default level (info: one line per request, to /dev/null
+  // rather than a pipe nobody reads) and metrics on, with a gate that answers at once.
+  const { openSync } = await import('node:fs');
+  const { serve } = await import('../broker/src/serve.ts');
+  const idpOptions = await startBenchIdp();
+  running = await serve({
+    env: {
+      BIOID_SESSION_CHECK_URL: 'http://127.0.0.1:9/unused',
+      BIOID_CLIENT_ID: CLIENT.clientId,
+      BIOID_CLIENT_SECRET: CLIENT.clientSecret,
+      BIOID_AUTH_URL: idpOptions.issuerUrl,
+      BIOID_REALM: idpOptions.realm,
+      BIOID_PORT: '0',
+      BIOID_METRICS_PORT: '0',
+    },
+    logFd: openSync('/dev/null', 'w'),
+    gate: { authorize: async () => true, tokenExchange: undefined },
+  });
 } else if (mode === 'forward-auth') {
   const { serve } = await import('../broker/src/serve.ts');
   const idpOptions = await startBenchIdp();

@@ -55,6 +55,10 @@ export interface ServeOptions {
   write?: (line: string) => void;
   /** Loads the `redis` package when BIOID_TOKEN_STORE_URL is set; tests replace it. */
   loadRedis?: () => Promise<unknown>;
+  /** A file descriptor for the JSON lines instead of stdout (the bench writes them to /dev/null). */
+  logFd?: number;
+  /** Replaces forward-auth (the bench measures the sidecar with a gate that answers at once). */
+  gate?: ForwardAuthGate;
 }
 
 export interface RunningBroker {
@@ -76,11 +80,11 @@ export interface RunningBroker {
   flush(): void;
 }
 
-export async function serve({ env, write, loadRedis }: ServeOptions): Promise<RunningBroker> {
+export async function serve({ env, write, loadRedis, logFd, gate: givenGate }: ServeOptions): Promise<RunningBroker> {
   const read = (name: string) => (env[name]?.trim() ? env[name]!.trim() : undefined);
   const where = 'bioid-broker serve';
 
-  const { log, flush } = createLog(readLogLevel(read(SERVE_ENV.logLevel), SERVE_ENV.logLevel), write);
+  const { log, flush } = createLog(readLogLevel(read(SERVE_ENV.logLevel), SERVE_ENV.logLevel), write, logFd);
   const check = read(SERVE_ENV.sessionCheckUrl);
   if (!check) {
     throw new BioIDError('config', `${where}: environment variable ${SERVE_ENV.sessionCheckUrl} is not set: the URL of your backend's session check (GET with the user's Cookie; it answers 204, or 200 with a JSON object, when signed in).`);
@@ -139,7 +143,7 @@ export async function serve({ env, write, loadRedis }: ServeOptions): Promise<Ru
     connected?.close();
     throw error;
   }
-  gate = forwardAuth({
+  gate = givenGate ?? forwardAuth({
     sessionCheckUrl,
     timeoutMs: options.timeoutMs ?? DEFAULT_BROKER_TIMEOUT_MS,
     exchange,

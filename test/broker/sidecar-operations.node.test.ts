@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { context, propagation, trace } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { serve, type RunningBroker } from '../../broker/src/serve.js';
-import { LOG_LEVELS } from '../../broker/src/logs.js';
+import { LOG_LEVELS, createLog } from '../../broker/src/logs.js';
 import { startSessionCheck } from './bin-support.js';
 import { startRedis, type RunningRedis } from './redis-server.js';
 import { APP_ORIGIN, readBody, startServer, type LocalServer } from './support.js';
@@ -295,6 +295,27 @@ describe('bioid-broker serve: logs', () => {
       }
     });
   }
+
+  it('redaction: a line that ever carried a cookie, an Authorization header, a token or a secret (top level, headers, query) writes [redacted] instead, at every level', () => {
+    for (const level of LOG_LEVELS.filter((l) => l !== 'silent')) {
+      const written: string[] = [];
+      const { log } = createLog(level, (line) => void written.push(line));
+      log[level]({
+        cookie: HOSTILE.cookie,
+        access_token: 'mw-token-in-a-line',
+        client_secret: SECRET,
+        headers: { cookie: HOSTILE.cookie, authorization: HOSTILE.bearer, 'x-refused-token': HOSTILE.refused },
+        req: { headers: { cookie: HOSTILE.cookie } },
+        query: { access_token: HOSTILE.query, code: 'kept' },
+      });
+      assert.strictEqual(written.length, 1, level);
+      for (const secret of [HOSTILE.cookie, 'mw-token-in-a-line', SECRET, HOSTILE.bearer, HOSTILE.refused, HOSTILE.query]) assert.notInclude(written[0], secret, level);
+      const line = JSON.parse(written[0]!) as { cookie: string; headers: Record<string, string>; query: Record<string, string> };
+      assert.strictEqual(line.cookie, '[redacted]');
+      assert.strictEqual(line.headers.authorization, '[redacted]');
+      assert.strictEqual(line.query.code, 'kept');
+    }
+  });
 
   it('a BIOID_LOG_LEVEL, BIOID_METRICS_PORT or BIOID_SHUTDOWN_DELAY_MS that is not valid stops start-up naming the variable', async () => {
     for (const [name, value] of [['BIOID_LOG_LEVEL', 'loud'], ['BIOID_METRICS_PORT', '99999'], ['BIOID_SHUTDOWN_DELAY_MS', '-1']] as const) {
