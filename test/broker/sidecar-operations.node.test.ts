@@ -10,7 +10,9 @@ import { assert } from 'chai';
 import { createHash } from 'node:crypto';
 import { context, propagation, trace } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { serve, type RunningBroker } from '../../broker/src/serve.js';
+import { readFileSync } from 'node:fs';
+import { BROKER_ENV } from '../../src/broker/env.js';
+import { DEFAULT_METRICS_HOST, DEFAULT_SHUTDOWN_DELAY_MS, SERVE_ENV, serve, type RunningBroker } from '../../broker/src/serve.js';
 import { LOG_LEVELS, createLog } from '../../broker/src/logs.js';
 import { startSessionCheck } from './bin-support.js';
 import { startRedis, type RunningRedis } from './redis-server.js';
@@ -234,6 +236,27 @@ describe('bioid-broker serve: metrics', () => {
       idp.down = false;
       await broker.close();
     }
+  });
+});
+
+describe('docs/operations.md', () => {
+  it('names every variable of serve, of the broker and of check, and every bioid_broker_ metric of a scrape, with the default metrics host', async () => {
+    const doc = readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8');
+    for (const name of [...Object.values(SERVE_ENV), ...Object.values(BROKER_ENV), 'BIOID_CHECK_COOKIE', 'BIOID_CHECK_SECOND_COOKIE']) {
+      assert.include(doc, `\`${name}\``, name);
+    }
+    const { broker } = await start({ BIOID_METRICS_PORT: '0' });
+    try {
+      const text = await (await fetch(broker.metricsUrl!)).text();
+      const names = new Set([...text.matchAll(/^# TYPE (bioid_broker_\w+) /gm)].map((m) => m[1]!));
+      assert.strictEqual(names.size, 4);
+      for (const name of names) assert.include(doc, `\`${name}\``, name);
+    } finally {
+      await broker.close();
+    }
+    assert.include(doc, `| \`BIOID_METRICS_HOST\` | the metrics listener's interface | \`${DEFAULT_METRICS_HOST}\` |`);
+    assert.include(doc, `| \`BIOID_SHUTDOWN_DELAY_MS\``);
+    assert.include(doc, `| \`${DEFAULT_SHUTDOWN_DELAY_MS}\` |`);
   });
 });
 
