@@ -7,6 +7,7 @@
 //  `forward-auth`: `bioid-broker serve` itself, its gate asking a session check (BENCH_SESSION_CHECK_URL);
 //  `session-check`: a bare node:http session check answering 204 (the integrator's app, as fast as it gets);
 //  `bare`: a plain node:http handler that answers the same JSON with the same headers.
+//  `idp`: the real IdP of simulator/src/idp.ts alone, for the others (BENCH_IDP="<base URL> <realm>").
 // Prints `{ "port": N }` once listening; exits when stdin ends.
 import { createServer } from 'node:http';
 
@@ -16,13 +17,27 @@ let handler;
 let idp;
 let running;
 
+/**
+ * The IdP: BENCH_IDP ("<base URL> <realm>", an `idp` child) when given, else the real IdP of
+ * simulator/src/idp.ts in this process. The servers measured take theirs from another process: oidc-provider
+ * turns on an AsyncLocalStorage at its first request, and with it a hook on every promise of the process
+ * (about 3 µs more per cached token request, measured with --cpu-prof), which a production IdP never adds.
+ */
 async function startBenchIdp() {
+  if (process.env.BENCH_IDP) {
+    const [issuerUrl, realm] = process.env.BENCH_IDP.split(' ');
+    return { issuerUrl, realm, ...CLIENT };
+  }
   const { startIdp } = await import('../simulator/src/idp.ts');
   idp = await startIdp({ clients: [CLIENT], port: 0 });
   return { issuerUrl: idp.baseUrl, realm: idp.realm, ...CLIENT };
 }
 
-if (mode === 'broker') {
+if (mode === 'idp') {
+  const { startIdp } = await import('../simulator/src/idp.ts');
+  idp = await startIdp({ clients: [CLIENT], port: 0 });
+  process.stdout.write(`${JSON.stringify({ port: Number(new URL(idp.baseUrl).port), idp: `${idp.baseUrl} ${idp.realm}` })}\n`);
+} else if (mode === 'broker') {
   const { createTokenBroker, toNodeHandler } = await import('../src/broker/index.ts');
   handler = toNodeHandler(createTokenBroker({ ...(await startBenchIdp()), authorize: () => true }));
 } else if (mode === 'sidecar') {
@@ -76,13 +91,13 @@ if (mode === 'broker') {
   throw new Error('usage: broker-server.mjs broker|sidecar|forward-auth|session-check|bare');
 }
 
-const server = running?.server ?? createServer(handler);
+const server = mode === 'idp' ? undefined : (running?.server ?? createServer(handler));
 const announce = () => process.stdout.write(`${JSON.stringify({ port: server.address().port })}\n`);
 if (running) announce();
-else server.listen(0, '127.0.0.1', announce);
+else server?.listen(0, '127.0.0.1', announce);
 const stop = async () => {
-  server.closeAllConnections();
-  server.close();
+  server?.closeAllConnections();
+  server?.close();
   await idp?.close();
   process.exit(0);
 };

@@ -7,6 +7,7 @@
  * the redaction below is a second line of defence for fields that should never be logged at all.
  */
 import { randomUUID } from 'node:crypto';
+import { write as fsWrite, writeSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { BioIDError } from 'bioid-sdk';
 import type { BrokerContext, RequestEvent } from 'bioid-sdk/broker';
@@ -25,12 +26,12 @@ const REDACTED = [
   ...['cookie', 'authorization', 'x-refused-token'].flatMap((name) => [`headers["${name}"]`, `req.headers["${name}"]`]),
   ...SECRET_FIELDS.map((name) => `query.${name}`),
 ];
-/**
- * Lines are written asynchronously in batches of up to 4 KiB, and at least every 25 ms: a write per line
- * cost as much as the rest of a cached token request (measured with --cpu-prof).
- */
-const BATCH_BYTES = 4096;
-const FLUSH_EVERY_MS = 25;
+/** A batch is written at once when it reaches this many characters. */
+const BATCH_CHARS = 64 * 1024;
+/** How long to wait before writing again when the descriptor is full (a pipe nobody reads yet). */
+const RETRY_MS = 10;
+/** Past this many characters waiting (stdout blocked), lines are dropped and counted, not kept in memory. */
+const MAX_WAITING_CHARS = 8 * 1024 * 1024;
 
 export function readLogLevel(value: string | undefined, name: string): LogLevel {
   if (value === undefined) return 'info';
@@ -48,17 +49,7 @@ export function readLogLevel(value: string | undefined, name: string): LogLevel 
 export function createLog(level: LogLevel, write?: (line: string) => void, fd = 1): { log: Logger; flush(): void } {
   const destination: DestinationStream & { flushSync?: () => void } = write
     ? { write: (chunk: string) => write(chunk.endsWith('\n') ? chunk.slice(0, -1) : chunk) }
-    : pino.destination({ dest: fd, sync: false, minLength: BATCH_BYTES });
-  if (!write) {
-    const stream = destination as DestinationStream & { flush?: () => void };
-    setInterval(() => {
-      try {
-        stream.flush?.();
-      } catch {
-        // Closed: nothing to write.
-      }
-    }, FLUSH_EVERY_MS).unref();
-  }
+    : batchedWriter(fd);
   const log = pino(
     {
       level,
@@ -76,6 +67,85 @@ export function createLog(level: LogLevel, write?: (line: string) => void, fd = 
         destination.flushSync?.();
       } catch {
         // Nothing pending, or stdout is gone.
+      }
+    },
+  };
+}
+
+/**
+ * Lines written to a file descriptor in batches: the lines of one turn of the event loop go out in one
+ * asynchronous write, at the end of that turn (or at once past 64 K characters), so a line is out within
+ * milliseconds while a busy sidecar makes one write for many requests. A write per line, as pino's own
+ * destination does, cost more than the rest of a cached token request (measured with --cpu-prof).
+ * Partial writes and a full pipe (EAGAIN) are retried; `flushSync` writes what is left before exit.
+ */
+function batchedWriter(fd: number): DestinationStream & { flushSync(): void } {
+  let lines: string[] = [];
+  let chars = 0;
+  let dropped = 0;
+  let scheduled = false;
+  /** The chunk being written; `inFlight` while the write is with the system (not waiting to retry). */
+  let writing: Buffer | undefined;
+  let inFlight = false;
+  const take = (): Buffer | undefined => {
+    if (lines.length === 0) return undefined;
+    const chunk = Buffer.from(lines.join(''));
+    lines = [];
+    chars = 0;
+    return chunk;
+  };
+  const writeOut = (chunk: Buffer) => {
+    writing = chunk;
+    inFlight = true;
+    fsWrite(fd, chunk, 0, chunk.length, null, (error, written) => {
+      inFlight = false;
+      if (error) {
+        if ((error as NodeJS.ErrnoException).code === 'EAGAIN') setTimeout(() => writeOut(chunk), RETRY_MS);
+        else writing = undefined; // stdout is gone: the lines are dropped, the broker goes on.
+        return;
+      }
+      if (written < chunk.length) return writeOut(chunk.subarray(written));
+      writing = undefined;
+      const next = take();
+      if (next) writeOut(next);
+    });
+  };
+  const drain = () => {
+    scheduled = false;
+    if (writing) return; // written when the current write ends
+    const chunk = take();
+    if (chunk) writeOut(chunk);
+  };
+  return {
+    write(line: string) {
+      if (chars > MAX_WAITING_CHARS) {
+        dropped += 1;
+        return;
+      }
+      if (dropped > 0) {
+        lines.push(`${JSON.stringify({ level: 'warn', time: new Date().toISOString(), event: 'log-lines-dropped', count: dropped })}\n`);
+        dropped = 0;
+      }
+      lines.push(line);
+      chars += line.length;
+      if (chars >= BATCH_CHARS) drain();
+      else if (!scheduled) {
+        scheduled = true;
+        setImmediate(drain);
+      }
+    },
+    flushSync() {
+      // A chunk already with the system is written by it; one waiting to be retried is written here.
+      const pending = [inFlight ? undefined : writing, take()].filter((chunk): chunk is Buffer => chunk !== undefined);
+      writing = undefined;
+      for (let chunk of pending) {
+        while (chunk.length > 0) {
+          try {
+            chunk = chunk.subarray(writeSync(fd, chunk));
+          } catch (error) {
+            if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') return;
+          }
+        }
       }
     },
   };

@@ -148,7 +148,6 @@ export async function serve({ env, write, loadRedis, logFd, gate: givenGate }: S
     timeoutMs: options.timeoutMs ?? DEFAULT_BROKER_TIMEOUT_MS,
     exchange,
     log: logFailure,
-    fetchImpl: tracedFetch((input, init) => fetch(input, init), 'session-check'),
   });
   // The sidecar's gate reads the Node request, so its Request is built only if something reads it.
   const broker = toNodeHandler(handler, { lazyRequest: true });

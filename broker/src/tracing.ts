@@ -2,8 +2,7 @@
  * OpenTelemetry for `bioid-broker serve` through `@opentelemetry/api` only: a no-op until the operator
  * registers an OpenTelemetry SDK (docs/operations.md, "Traces"). Spans follow OpenTelemetry's stable
  * semantic conventions:
- *  - the identity provider's token endpoint and the session check are HTTP client calls: span `POST` /
- *    `GET` (kind client) with `http.request.method`, `url.full` (without its query), `server.address`,
+ *  - the identity provider's token endpoint is an HTTP client call: span `POST` (kind client) with `http.request.method`, `url.full` (without its query), `server.address`,
  *    `server.port`, `http.response.status_code` and `error.type`, and the histogram
  *    `http.client.request.duration` (seconds) with the same attributes but the URL;
  *  - each shared token store call is a database client span named after its Redis command (`GET`,
@@ -19,7 +18,7 @@ const tracer = () => trace.getTracer(SCOPE);
 type Fetch = (input: string, init?: RequestInit) => Promise<Response>;
 
 /** `fetch` with a client span and the duration histogram per call; `peer` names what is called. */
-export function tracedFetch(fetchImpl: Fetch, peer: 'identity-provider' | 'session-check'): Fetch {
+export function tracedFetch(fetchImpl: Fetch, peer: 'identity-provider'): Fetch {
   const histogram = metrics.getMeter(SCOPE).createHistogram('http.client.request.duration', {
     unit: 's',
     description: 'Duration of HTTP client requests.',
@@ -37,7 +36,7 @@ export function tracedFetch(fetchImpl: Fetch, peer: 'identity-provider' | 'sessi
       kind: SpanKind.CLIENT,
       attributes: { ...common, 'url.full': `${url.origin}${url.pathname}`, 'bioid.broker.peer': peer },
     });
-    // The trace context travels to the IdP and the session check (W3C traceparent), when a propagator is set.
+    // The trace context travels to the IdP (W3C traceparent), when a propagator is set.
     const headers: Record<string, string> = { ...(init.headers as Record<string, string> | undefined) };
     propagation.inject(trace.setSpan(context.active(), span), headers);
     const started = performance.now();
