@@ -7,29 +7,16 @@ import typescript from '@rollup/plugin-typescript';
 import resolve from '@rollup/plugin-node-resolve';
 import terser from '@rollup/plugin-terser';
 import { builtinModules } from 'node:module';
-import { chmodSync, readdirSync, rmSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import { minifyTemplates } from './scripts/minify-templates.mjs';
 
 // Chunk names carry hashes: start from an empty dist/ so no stale chunk is ever published.
 rmSync('dist', { recursive: true, force: true });
 
 const nodeBuiltins = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
-// redis: loaded by the sidecar only when a shared token store is configured, never bundled.
-const ownDependencies = ['lit', 'workbox-window', 'express', 'redis'];
+const ownDependencies = ['lit', 'workbox-window', 'express'];
 const isExternal = (id) =>
   nodeBuiltins.has(id) || ownDependencies.some((dep) => id === dep || id.startsWith(`${dep}/`));
-
-const BIN = 'bin/bioid-broker.js';
-
-/** The executable bit for the command (its `#!` line is the output's banner). */
-function executable(fileName) {
-  return {
-    name: 'executable',
-    writeBundle(options) {
-      chmodSync(`${options.dir}/${fileName}`, 0o755);
-    },
-  };
-}
 
 // One entry per tag (`bioid-sdk/elements/<tag>.js`): every file in src/elements/tags/ defines its tag.
 // The whole-set entry imports these same files, so each tag's define call stays in its own entry file
@@ -55,8 +42,6 @@ export default [
       ...tagEntries,
       'broker/index': 'src/broker/index.ts',
       'sw/index': 'src/sw/index.ts',
-      // The `bioid-broker` command (package.json "bin"); shares the broker's chunks.
-      'bin/bioid-broker': 'src/bin/bioid-broker.ts',
     },
     external: isExternal,
     output: {
@@ -67,9 +52,8 @@ export default [
       sourcemap: false,
       entryFileNames: '[name].js',
       chunkFileNames: 'chunks/[name]-[hash].js',
-      banner: (chunk) => (chunk.fileName === BIN ? '#!/usr/bin/env node' : ''),
     },
-    plugins: [typescript({ tsconfig: './tsconfig.build.json' }), minifyTemplates(), executable(BIN)],
+    plugins: [typescript({ tsconfig: './tsconfig.build.json' }), minifyTemplates()],
   },
   {
     input: 'src/bundle.ts',

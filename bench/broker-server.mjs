@@ -2,11 +2,12 @@
 // process) does not share its event loop. Modes:
 //  `broker`: the reference broker through toNodeHandler (the Express / node:http adapter), in front of
 //            the real IdP of simulator/src/idp.ts;
-//  `sidecar`: the adapter of `bioid-broker serve` (lightweight request and response, a web Request built
-//            only if read), with an authorize that answers at once;
+//  `sidecar`: `bioid-broker serve` (broker/src/serve.ts) with logging at its default level and metrics on,
+//            its gate answering at once;
 //  `forward-auth`: `bioid-broker serve` itself, its gate asking a session check (BENCH_SESSION_CHECK_URL);
 //  `session-check`: a bare node:http session check answering 204 (the integrator's app, as fast as it gets);
 //  `bare`: a plain node:http handler that answers the same JSON with the same headers.
+//  `idp`: the real IdP of simulator/src/idp.ts alone, for the others (BENCH_IDP="<base URL> <realm>").
 // Prints `{ "port": N }` once listening; exits when stdin ends.
 import { createServer } from 'node:http';
 
@@ -16,21 +17,50 @@ let handler;
 let idp;
 let running;
 
+/**
+ * The IdP: BENCH_IDP ("<base URL> <realm>", an `idp` child) when given, else the real IdP of
+ * simulator/src/idp.ts in this process. The servers measured take theirs from another process: oidc-provider
+ * turns on an AsyncLocalStorage at its first request, and with it a hook on every promise of the process
+ * (about 3 µs more per cached token request, measured with --cpu-prof), which a production IdP never adds.
+ */
 async function startBenchIdp() {
+  if (process.env.BENCH_IDP) {
+    const [issuerUrl, realm] = process.env.BENCH_IDP.split(' ');
+    return { issuerUrl, realm, ...CLIENT };
+  }
   const { startIdp } = await import('../simulator/src/idp.ts');
   idp = await startIdp({ clients: [CLIENT], port: 0 });
   return { issuerUrl: idp.baseUrl, realm: idp.realm, ...CLIENT };
 }
 
-if (mode === 'broker') {
+if (mode === 'idp') {
+  const { startIdp } = await import('../simulator/src/idp.ts');
+  idp = await startIdp({ clients: [CLIENT], port: 0 });
+  process.stdout.write(`${JSON.stringify({ port: Number(new URL(idp.baseUrl).port), idp: `${idp.baseUrl} ${idp.realm}` })}\n`);
+} else if (mode === 'broker') {
   const { createTokenBroker, toNodeHandler } = await import('../src/broker/index.ts');
   handler = toNodeHandler(createTokenBroker({ ...(await startBenchIdp()), authorize: () => true }));
 } else if (mode === 'sidecar') {
-  const { createBrokerCore } = await import('../src/broker/handler.ts');
-  const { nodeBroker } = await import('../src/broker/node.ts');
-  handler = nodeBroker(createBrokerCore({ ...(await startBenchIdp()), authorize: () => true }), 'on-first-read');
+  // bioid-broker serve itself, logging at its default level (info: one line per request, to /dev/null
+  // rather than a pipe nobody reads) and metrics on, with a gate that answers at once.
+  const { openSync } = await import('node:fs');
+  const { serve } = await import('../broker/src/serve.ts');
+  const idpOptions = await startBenchIdp();
+  running = await serve({
+    env: {
+      BIOID_SESSION_CHECK_URL: 'http://127.0.0.1:9/unused',
+      BIOID_CLIENT_ID: CLIENT.clientId,
+      BIOID_CLIENT_SECRET: CLIENT.clientSecret,
+      BIOID_AUTH_URL: idpOptions.issuerUrl,
+      BIOID_REALM: idpOptions.realm,
+      BIOID_PORT: '0',
+      BIOID_METRICS_PORT: '0',
+    },
+    logFd: openSync('/dev/null', 'w'),
+    gate: { authorize: async () => true, tokenExchange: undefined },
+  });
 } else if (mode === 'forward-auth') {
-  const { serve } = await import('../src/broker/serve.ts');
+  const { serve } = await import('../broker/src/serve.ts');
   const idpOptions = await startBenchIdp();
   running = await serve({
     env: {
@@ -61,13 +91,13 @@ if (mode === 'broker') {
   throw new Error('usage: broker-server.mjs broker|sidecar|forward-auth|session-check|bare');
 }
 
-const server = running?.server ?? createServer(handler);
+const server = mode === 'idp' ? undefined : (running?.server ?? createServer(handler));
 const announce = () => process.stdout.write(`${JSON.stringify({ port: server.address().port })}\n`);
 if (running) announce();
-else server.listen(0, '127.0.0.1', announce);
+else server?.listen(0, '127.0.0.1', announce);
 const stop = async () => {
-  server.closeAllConnections();
-  server.close();
+  server?.closeAllConnections();
+  server?.close();
   await idp?.close();
   process.exit(0);
 };

@@ -3,6 +3,7 @@
  * events, so the handler stays free of dependencies while a host turns them into metrics, logs or spans.
  * No event ever carries a token, a cookie, a secret, a subject token or a user id.
  */
+import type { BrokerContext } from './options.js';
 
 /** A shared token store operation; `lock` covers both taking and releasing the exchange lock. */
 export type StoreOperation = 'get' | 'set' | 'delete' | 'lock';
@@ -58,14 +59,19 @@ export interface ExchangeEvent {
 /** Every event the broker reports; switch on `type`. More kinds may join this union. */
 export type BrokerEvent = RequestEvent | ExchangeEvent | StoreErrorEvent;
 
-export type BrokerEventListener = (event: BrokerEvent) => void;
+/**
+ * A listener of broker events. A `request` event comes with the context of its request (the Node adapter's
+ * `{ req, res }`, as `authorize` gets it), so a host can tie it to its own request id; the other events
+ * may serve several requests at once and come without one.
+ */
+export type BrokerEventListener = (event: BrokerEvent, context?: BrokerContext) => void;
 
 /** Calls `listener` so that nothing it does (throw, reject) reaches the request it reports on. */
-export function safeEmitter(listener: BrokerEventListener | undefined): (event: BrokerEvent) => void {
+export function safeEmitter(listener: BrokerEventListener | undefined): (event: BrokerEvent, context?: BrokerContext) => void {
   if (!listener) return () => {};
-  return (event) => {
+  return (event, context) => {
     try {
-      const result = listener(event) as unknown;
+      const result = listener(event, context) as unknown;
       if (result && typeof (result as Promise<unknown>).catch === 'function') (result as Promise<unknown>).catch(() => {});
     } catch {
       // A failing listener must not turn a served token into an error.

@@ -90,17 +90,31 @@ export function createBrokerCore(options: TokenBrokerOptions): BrokerCore {
       // As with the logger: reporting a refusal must not change the answer.
     }
   };
+  /**
+   * The headers of a JSON answer, made once per allowed origin (and once for every other caller): the
+   * cached path answers with the same object each time instead of spreading a new one (measured with
+   * --cpu-prof). Nothing writes to an answer's headers.
+   */
+  const jsonHeaders = new Map<string | null, HeaderRecord>();
+  const headersFor = (origin: string | null): HeaderRecord => {
+    const key = origin !== null && allowedOrigins.has(origin) ? origin : null;
+    let headers = jsonHeaders.get(key);
+    if (!headers) {
+      headers = {
+        ...corsHeaders(key, allowedOrigins),
+        'Content-Type': 'application/json; charset=utf-8',
+        // Rule 7: a token (or a refusal) must never be stored by a browser or a proxy.
+        'Cache-Control': 'no-store',
+        Pragma: 'no-cache',
+        'X-Content-Type-Options': 'nosniff',
+      };
+      jsonHeaders.set(key, headers);
+    }
+    return headers;
+  };
   const json = (status: number, body: unknown, origin: string | null, extra?: HeaderRecord): BrokerAnswer => ({
     status,
-    headers: {
-      ...corsHeaders(origin, allowedOrigins),
-      'Content-Type': 'application/json; charset=utf-8',
-      // Rule 7: a token (or a refusal) must never be stored by a browser or a proxy.
-      'Cache-Control': 'no-store',
-      Pragma: 'no-cache',
-      'X-Content-Type-Options': 'nosniff',
-      ...extra,
-    },
+    headers: extra ? { ...headersFor(origin), ...extra } : headersFor(origin),
     body: JSON.stringify(body),
   });
   /** A 401 or 403 with its reason in the body (rules 3, 4, 5, 12). */
@@ -239,7 +253,7 @@ export function createBrokerCore(options: TokenBrokerOptions): BrokerCore {
   return async (input, context) => {
     const started = performance.now();
     const answer = await tokenBroker(input, context);
-    emit({ type: 'request', outcome: outcomeOf(input.method, answer), status: answer.status, durationMs: performance.now() - started });
+    emit({ type: 'request', outcome: outcomeOf(input.method, answer), status: answer.status, durationMs: performance.now() - started }, context);
     return answer;
   };
 }

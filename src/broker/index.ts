@@ -4,7 +4,8 @@
  * workers, Deno, Bun), an adapter for Node/Express, and options from environment variables.
  */
 export { createTokenBroker, type TokenBrokerHandler } from './handler.js';
-export { expressTokenBroker, toNodeHandler, type NodeTokenBrokerHandler } from './node.js';
+export { expressTokenBroker, toNodeHandler, type NodeHandlerOptions, type NodeTokenBrokerHandler } from './node.js';
+export { forwardAuth, type ForwardAuthGate, type ForwardAuthOptions } from './forward-auth.js';
 export type { BrokerRefusal, RefusalReason } from './refusal.js';
 export type { BrokerEvent, BrokerEventListener, ExchangeEvent, RequestEvent, RequestOutcome, StoreErrorEvent, StoreOperation } from './events.js';
 export { memoryTokenStore, type TokenStore } from './store.js';

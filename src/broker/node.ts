@@ -5,8 +5,8 @@
  *
  * A handler made by `createTokenBroker` is driven through its core: the decision reads `req` directly
  * and the answer is written to `res` as it is, so no web `Response` is built. `authorize` and
- * `subjectToken` still receive a standard `Request` (built when they are called). The sidecar
- * (`bioid-broker serve`) goes one step further with a `Request` built only on first read.
+ * `subjectToken` still receive a standard `Request` (built when they are called), or with `lazyRequest` one
+ * built only on first read (the `bioid-broker` sidecar's gate reads `req` and never builds it).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { coreOf, createTokenBroker, type BrokerAnswer, type BrokerCore, type BrokerInput, type TokenBrokerHandler } from './handler.js';
@@ -24,13 +24,22 @@ export type NodeTokenBrokerHandler = (
   next?: (error?: unknown) => void,
 ) => Promise<void>;
 
+export interface NodeHandlerOptions {
+  /**
+   * For a gate that reads the Node request (`context.req`) only: the `Request` handed to `authorize` and
+   * `subjectToken` is then built on its first read, so the cached path builds none. `new Request(it)` is
+   * refused by the platform; `it.clone()` gives a real copy. Default false.
+   */
+  lazyRequest?: boolean;
+}
+
 /**
  * Wraps a broker handler for Node servers. The handler's `authorize` and `subjectToken` receive
  * `{ req, res }` as their second argument, so they can read `req.session` or `req.user`.
  */
-export function toNodeHandler(handler: TokenBrokerHandler): NodeTokenBrokerHandler {
+export function toNodeHandler(handler: TokenBrokerHandler, options: NodeHandlerOptions = {}): NodeTokenBrokerHandler {
   const core = coreOf(handler);
-  return core ? nodeBroker(core, 'when-called') : webHandlerOnNode(handler);
+  return core ? nodeBroker(core, options.lazyRequest ? 'on-first-read' : 'when-called') : webHandlerOnNode(handler);
 }
 
 /** `createTokenBroker(options)` for Node servers: `app.all('/bioid/token', expressTokenBroker(options))`. */

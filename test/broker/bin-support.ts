@@ -1,13 +1,20 @@
 /**
- * Helpers of the `bioid-broker` tests: the built command (dist/bin/bioid-broker.js, so `npm run build`
- * first), a sidecar started from it on 127.0.0.1 port 0, and `check` runs.
+ * Helpers of the `bioid-broker` tests: the command of the bioid-broker package (broker/src/cli.ts, run from
+ * its source through tsx, with bioid-sdk resolved to src/ as tsconfig.json maps it), a sidecar started
+ * from it on 127.0.0.1 port 0, and `check` runs. The built package is tested from its tarball
+ * (test/package/broker.node.test.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import { startServer, type LocalServer } from './support.js';
 
-export const BIN = fileURLToPath(new URL('../../dist/bin/bioid-broker.js', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const CLI = fileURLToPath(new URL('../../broker/src/cli.ts', import.meta.url));
+/** `node` and the arguments that run the command: `[...BIN_ARGS, 'serve']`. */
+export const BIN_ARGS = ['--import', 'tsx', CLI];
+/** The environment every run gets besides its own: PATH, and the repository's tsconfig for tsx. */
+const BASE_ENV = { PATH: process.env.PATH ?? '', TSX_TSCONFIG_PATH: `${ROOT}tsconfig.json`, NODE_NO_WARNINGS: '1' };
 
 export interface RunResult {
   status: number | null;
@@ -22,7 +29,7 @@ export interface RunResult {
  */
 export function runBin(args: string[], env: Record<string, string> = {}, timeoutMs = 40_000, input?: string): Promise<RunResult> {
   const started = Date.now();
-  const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...BIN_ARGS, ...args], { cwd: ROOT, env: { ...BASE_ENV, ...env }, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
   if (input !== undefined) child.stdin!.end(input);
   let stdout = '';
   let stderr = '';
@@ -50,8 +57,9 @@ export interface Sidecar {
 
 /** `bioid-broker serve` with `env` (BIOID_PORT=0 added); resolves once it prints its "listening" line. */
 export function startSidecar(env: Record<string, string>): Promise<Sidecar> {
-  const child = spawn(process.execPath, [BIN, 'serve'], {
-    env: { PATH: process.env.PATH ?? '', BIOID_PORT: '0', ...env },
+  const child = spawn(process.execPath, [...BIN_ARGS, 'serve'], {
+    cwd: ROOT,
+    env: { ...BASE_ENV, BIOID_PORT: '0', BIOID_SHUTDOWN_DELAY_MS: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: Record<string, unknown>[] = [];

@@ -6,7 +6,7 @@ import { assert } from 'chai';
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { startIdp, type RunningIdp } from '../../simulator/src/idp.js';
-import { checkBroker, type CheckOptions, type RuleResult } from '../../src/broker/contract-check.js';
+import { checkBroker, type CheckOptions, type RuleResult } from '../../broker/src/contract-check.js';
 import { createTokenBroker, toNodeHandler, type TokenBrokerOptions } from '../../src/broker/index.js';
 import { runBin } from './bin-support.js';
 import { APP_ORIGIN, CLIENT, startServer, type LocalServer } from './support.js';

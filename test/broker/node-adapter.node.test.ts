@@ -136,6 +136,23 @@ describe('issue 14 item 6: lightweight request and response on Node', () => {
     assert.ok(copied instanceof Request);
   });
 
+  it('toNodeHandler(handler, { lazyRequest: true }): a gate that reads context.req only costs no web Request, and a request event comes with that context', async () => {
+    const contexts: (BrokerContext | undefined)[] = [];
+    const broker = toNodeHandler(
+      createTokenBroker(options({ authorize: (_request: Request, context: BrokerContext) => context.req?.headers['x-csrf'] === '1', onEvent: (event, context) => void (event.type === 'request' && contexts.push(context)) })),
+      { lazyRequest: true },
+    );
+    await withServer(broker, async (server) => {
+      await get(`${server.url}/token`, { 'X-CSRF': '1' });
+      const built = await countRequests(async () => {
+        assert.strictEqual((await get(`${server.url}/token`, { 'X-CSRF': '1', 'X-Mark': 'second' })).status, 200);
+      });
+      assert.strictEqual(built, 0);
+    });
+    assert.lengthOf(contexts, 2);
+    assert.strictEqual(contexts[1]?.req?.headers['x-mark'], 'second');
+  });
+
   it('issue 14 item 6: both Node adapters answer byte for byte what the web handler answers', async () => {
     const handler = createTokenBroker(options({ middlewareUrl: 'https://mw.example.com' }));
     const cases: Record<string, string>[] = [

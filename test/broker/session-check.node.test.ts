@@ -7,7 +7,7 @@
 import { assert } from 'chai';
 import type { ServerResponse } from 'node:http';
 import { startIdp, type RunningIdp } from '../../simulator/src/idp.js';
-import { serve, type RunningBroker } from '../../src/broker/serve.js';
+import { serve, type RunningBroker } from '../../broker/src/serve.js';
 import { APP_ORIGIN, CLIENT, startServer, type LocalServer } from './support.js';
 
 let idp: RunningIdp;

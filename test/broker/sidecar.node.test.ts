@@ -1,14 +1,14 @@
 /**
- * Issue 14 item 2: `bioid-broker serve`, the reference broker as a process for backends in any language
- * (forward-auth session gate, /healthz, SIGTERM, one JSON line per refused request), checked by
- * `bioid-broker check` against docs/broker-contract.md. Runs the built command (dist/).
+ * `bioid-broker serve`, the reference broker as a process for backends in any language (forward-auth
+ * session gate, /healthz, SIGTERM, one JSON line per refused request), checked by `bioid-broker check`
+ * against docs/broker-contract.md. Runs the command of the bioid-broker package (broker/) from its source.
  */
 import { assert } from 'chai';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { decodeJwt } from 'jose';
 import { startIdp, type RunningIdp } from '../../simulator/src/idp.js';
 import { APP_ORIGIN, CLIENT, startServer } from './support.js';
-import { BIN, runBin, startSessionCheck, startSidecar, type Sidecar } from './bin-support.js';
+import { CLI, runBin, startSessionCheck, startSidecar, type Sidecar } from './bin-support.js';
 
 let idp: RunningIdp;
 before(async () => {
@@ -30,14 +30,16 @@ const brokerEnv = (sessionCheckUrl: string, extra: Record<string, string> = {}) 
 const get = (url: string, headers: Record<string, string> = {}) => fetch(url, { headers });
 const json = async (response: Response) => (await response.json()) as Record<string, unknown>;
 
-describe('issue 14 item 2: bioid-broker, a bin of bioid-sdk', () => {
-  it('issue 14 item 2: package.json names the built command, which starts with #!/usr/bin/env node and is executable', () => {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { bin: Record<string, string>; dependencies: Record<string, string> };
-    assert.strictEqual(pkg.bin['bioid-broker'], './dist/bin/bioid-broker.js');
-    assert.ok(existsSync(BIN), 'npm run build first');
-    assert.match(readFileSync(BIN, 'utf8'), /^#!\/usr\/bin\/env node\n/);
-    assert.ok((statSync(BIN).mode & 0o111) !== 0, 'executable');
-    assert.deepStrictEqual(Object.keys(pkg.dependencies).sort(), ['lit', 'workbox-window'], 'no new runtime dependency');
+describe('bioid-broker, the sidecar package', () => {
+  it('bioid-broker is its own package beside simulator/: bin bioid-broker, depending on bioid-sdk, redis, prom-client, pino and @opentelemetry/api; bioid-sdk has no bin and two runtime dependencies', () => {
+    const sdk = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { bin?: unknown; dependencies: Record<string, string> };
+    const sidecar = JSON.parse(readFileSync(new URL('../../broker/package.json', import.meta.url), 'utf8')) as { name: string; bin: Record<string, string>; dependencies: Record<string, string> };
+    assert.strictEqual(sdk.bin, undefined);
+    assert.deepStrictEqual(Object.keys(sdk.dependencies).sort(), ['lit', 'workbox-window'], 'no new runtime dependency');
+    assert.strictEqual(sidecar.name, 'bioid-broker');
+    assert.strictEqual(sidecar.bin['bioid-broker'], 'dist/cli.js');
+    assert.deepStrictEqual(Object.keys(sidecar.dependencies).sort(), ['@opentelemetry/api', 'bioid-sdk', 'pino', 'prom-client', 'redis']);
+    assert.match(readFileSync(CLI, 'utf8'), /^#!\/usr\/bin\/env node\n/);
   });
 
   it('issue 14 item 2: --help prints the usage (serve, check, the variables) and exits 0; wrong usage exits 2', async () => {
@@ -135,14 +137,15 @@ describe('issue 14 item 2: bioid-broker serve (client_credentials) passes bioid-
     assert.deepStrictEqual(await json(response), { status: 'ok' });
   });
 
-  it('issue 14 item 2: one JSON line per refused request (origin not allowed, no CSRF header, no session), holding no cookie, token or secret', async () => {
-    const before = sidecar.lines.length;
-    await fetch(`${sidecar.url}/t`, { method: 'OPTIONS', headers: { Origin: 'https://cms.example.org', 'Access-Control-Request-Method': 'GET', Cookie: 'sid=alice' } });
-    await get(`${sidecar.url}/t`, { Cookie: 'sid=alice' });
-    await get(`${sidecar.url}/t`, { 'X-CSRF': '1', Cookie: 'sid=secret-session-value' });
-    const token = (await json(await get(`${sidecar.url}/t`, { 'X-CSRF': '1', Cookie: 'sid=alice' }))).access_token as string;
+  it('issue 14 item 2: one JSON line per refused request (origin not allowed, no CSRF header, no session), at warn with its reason, holding no cookie, token or secret', async () => {
+    // Lines are written asynchronously: this test's own are told apart by their request ids.
+    const ids = ['refusals-1', 'refusals-2', 'refusals-3', 'refusals-4'];
+    await fetch(`${sidecar.url}/t`, { method: 'OPTIONS', headers: { Origin: 'https://cms.example.org', 'Access-Control-Request-Method': 'GET', Cookie: 'sid=alice', 'X-Request-Id': ids[0]! } });
+    await get(`${sidecar.url}/t`, { Cookie: 'sid=alice', 'X-Request-Id': ids[1]! });
+    await get(`${sidecar.url}/t`, { 'X-CSRF': '1', Cookie: 'sid=secret-session-value', 'X-Request-Id': ids[2]! });
+    const token = (await json(await get(`${sidecar.url}/t`, { 'X-CSRF': '1', Cookie: 'sid=alice', 'X-Request-Id': ids[3]! }))).access_token as string;
     await new Promise((resolve) => setTimeout(resolve, 100));
-    const refusals = sidecar.lines.slice(before).filter((l) => l.event === 'refused');
+    const refusals = sidecar.lines.filter((l) => l.event === 'refused' && ids.includes(l.requestId as string));
     assert.deepStrictEqual(
       refusals.map((l) => [l.level, l.reason, l.status, l.method, l.origin]),
       [
@@ -176,16 +179,27 @@ describe('issue 14 item 2: bioid-broker serve, failures and shutdown', () => {
     }
   });
 
-  it('issue 14 item 2: SIGTERM lets a request in flight finish, then the process exits 0', async () => {
-    const slow = await startServer((_req, res) => void setTimeout(() => res.writeHead(204).end(), 400));
-    const sidecar = await startSidecar(brokerEnv(`${slow.url}/check`));
+  it('SIGTERM: /readyz turns 503 at once while requests are still served for BIOID_SHUTDOWN_DELAY_MS, then it stops accepting, lets a request in flight finish, and exits 0', async () => {
+    const slow = await startServer((_req, res) => void setTimeout(() => res.writeHead(204).end(), 700));
+    const sidecar = await startSidecar(brokerEnv(`${slow.url}/check`, { BIOID_SHUTDOWN_DELAY_MS: '400' }));
     try {
+      assert.strictEqual((await get(`${sidecar.url}/readyz`)).status, 200);
       const inFlight = get(`${sidecar.url}/t`, { 'X-CSRF': '1', Cookie: 'sid=alice' });
       await new Promise((resolve) => setTimeout(resolve, 100));
       const exited = sidecar.stop();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const draining = await get(`${sidecar.url}/readyz`);
+      assert.strictEqual(draining.status, 503);
+      assert.deepStrictEqual(await json(draining), { status: 'unready', reason: 'stopping' });
+      assert.strictEqual((await get(`${sidecar.url}/healthz`)).status, 200, 'still live while it drains');
       assert.strictEqual((await inFlight).status, 200);
       assert.strictEqual(await exited, 0);
-      assert.deepStrictEqual(sidecar.lines.slice(-2).map((l) => l.event), ['stopping', 'stopped']);
+      const events = sidecar.lines.map((l) => l.event);
+      assert.deepStrictEqual(events.slice(events.indexOf('stopping')), ['stopping', 'request', 'stopped']);
+      await get(`${sidecar.url}/healthz`).then(
+        () => assert.fail('still accepting after exit'),
+        () => undefined,
+      );
     } finally {
       await slow.close();
     }

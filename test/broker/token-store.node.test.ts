@@ -16,10 +16,10 @@ import {
   type TokenBrokerOptions,
   type TokenStore,
 } from '../../src/broker/index.js';
-import { serve } from '../../src/broker/serve.js';
+import { serve } from '../../broker/src/serve.js';
 import { startSessionCheck } from './bin-support.js';
 import { startRedis, type RedisClient, type RunningRedis } from './redis-server.js';
-import { checkBroker } from '../../src/broker/contract-check.js';
+import { checkBroker } from '../../broker/src/contract-check.js';
 import { APP_ORIGIN, CLIENT, brokerAgainst, brokerRequest, readJson, startServer, verifyMiddlewareToken } from './support.js';
 
 const KEY = randomBytes(32).toString('base64');
@@ -421,14 +421,14 @@ describe('shared token store: configuration errors name what to fix', () => {
     }
   });
 
-  it('serve with a store URL but without the redis package stops at start, saying to install redis', async () => {
+  it('serve with a store URL but its redis dependency missing stops at start, saying to reinstall bioid-broker', async () => {
     const sessions = await startSessionCheck([]);
     try {
       const env = { ...base, BIOID_SESSION_CHECK_URL: `${sessions.url}/session`, BIOID_PORT: '0', BIOID_TOKEN_STORE_URL: 'redis://127.0.0.1:1', BIOID_TOKEN_STORE_KEY: KEY };
       const missing = () => Promise.reject(Object.assign(new Error("Cannot find package 'redis'"), { code: 'ERR_MODULE_NOT_FOUND' }));
       let message = '';
       await serve({ env, write: () => {}, loadRedis: missing }).catch((error: Error) => (message = error.message));
-      assert.match(message, /BIOID_TOKEN_STORE_URL is set, but the redis package cannot be loaded: install redis/);
+      assert.match(message, /BIOID_TOKEN_STORE_URL is set, but the redis package cannot be loaded: reinstall bioid-broker \(it depends on redis\)/);
     } finally {
       await sessions.close();
     }

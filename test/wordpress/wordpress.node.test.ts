@@ -10,7 +10,6 @@
  * BIOID_WORDPRESS_SCREENSHOTS=docs/wordpress writes the screenshots of docs/wordpress.md on the way.
  */
 import { assert } from 'chai';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,6 +18,7 @@ import { join, resolve } from 'node:path';
 import { launch, type Browser, type Context, type Page } from '../../scripts/engines.mjs';
 import { packWordPress } from '../../scripts/pack-wordpress.mjs';
 import { startSimulator, type RunningSimulator } from '../../simulator/src/simulator.js';
+import { runBin } from '../broker/bin-support.js';
 import { runOperation } from '../e2e/operations.js';
 import { findStack, startSite, type RunningSite } from './site.js';
 
@@ -280,21 +280,15 @@ describe('issue 16: the WordPress plugin in Debian\'s WordPress (Chromium)', fun
     assert.match(site.debugLog(), /bioid token broker: The identity provider at \S+ refused the exchange with HTTP 401\. Answered 502\./);
     assert.notInclude(site.debugLog(), 'wrong-secret');
 
-    // bioid-broker check (the contract's own probe), once the package has the bin: signed in, and with the
+    // bioid-broker check (the contract's own probe, from the bioid-broker package): signed in, and with the
     // identity provider refusing.
-    const bin = brokerBin();
-    if (bin) {
+    {
       const cookie = (await context.cookies(site.url)).map((c) => `${c.name}=${c.value}`).join('; ');
       const check = async (...extra: string[]) => {
-        const run = await new Promise<{ status: number | null; output: string }>((done) => {
-          const child = spawn(process.execPath, [bin, 'check', `${site.url}/wp-admin/admin-ajax.php?action=bioid_token`, '--cookie', cookie, '--origin', PORTAL, ...extra]);
-          let output = '';
-          child.stdout.on('data', (c) => (output += c));
-          child.stderr.on('data', (c) => (output += c));
-          child.on('close', (status) => done({ status, output }));
-        });
-        assert.strictEqual(run.status, 0, `bioid-broker check ${extra.join(' ')} failed:\n${run.output}`);
-        assert.notMatch(run.output, /\bFAIL\b/);
+        const run = await runBin(['check', `${site.url}/wp-admin/admin-ajax.php?action=bioid_token`, '--cookie', cookie, '--origin', PORTAL, ...extra]);
+        const output = run.stdout + run.stderr;
+        assert.strictEqual(run.status, 0, `bioid-broker check ${extra.join(' ')} failed:\n${output}`);
+        assert.notMatch(output, /\bFAIL\b/);
       };
       await check();
       await site.php("update_option('bioid_client_secret', 'wrong-secret');");
@@ -574,10 +568,3 @@ describe('issue 16: the WordPress plugin in Debian\'s WordPress (Chromium)', fun
   }
 });
 
-/** The `bioid-broker` bin of this package (package.json "bin", built), or BIOID_BROKER_BIN; undefined before it exists. */
-function brokerBin(): string | undefined {
-  if (process.env.BIOID_BROKER_BIN) return resolve(process.env.BIOID_BROKER_BIN);
-  const pkg = JSON.parse(readFileSync(resolve('package.json'), 'utf8')) as { bin?: string | Record<string, string> };
-  const bin = typeof pkg.bin === 'string' ? pkg.bin : pkg.bin?.['bioid-broker'];
-  return bin && existsSync(resolve(bin)) ? resolve(bin) : undefined;
-}

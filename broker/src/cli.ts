@@ -1,12 +1,14 @@
+#!/usr/bin/env node
 /**
- * The `bioid-broker` command of bioid-sdk: `serve` runs the reference token broker as a sidecar for a
- * backend in any language; `check <url>` probes any broker against docs/broker-contract.md.
+ * `bioid-broker`, the command of the bioid-broker package: `serve` runs the reference token broker of
+ * bioid-sdk as a sidecar for a backend in any language; `check <url>` probes any broker against
+ * docs/broker-contract.md.
  */
 import { parseArgs } from 'node:util';
-import { BioIDError } from '../core/errors.js';
-import { BROKER_ENV } from '../broker/env.js';
-import { checkBroker, formatResults } from '../broker/contract-check.js';
-import { DEFAULT_HOST, DEFAULT_PORT, HEALTH_PATH, SERVE_ENV, serve } from '../broker/serve.js';
+import { BioIDError } from 'bioid-sdk';
+import { BROKER_ENV } from 'bioid-sdk/broker';
+import { checkBroker, formatResults } from './contract-check.js';
+import { DEFAULT_HOST, DEFAULT_METRICS_HOST, DEFAULT_PORT, DEFAULT_SHUTDOWN_DELAY_MS, HEALTH_PATH, READY_PATH, SERVE_ENV, serve } from './serve.js';
 
 /**
  * Where `check` also reads the session cookies: an argument shows in every user's process list, the
@@ -16,11 +18,11 @@ const CHECK_ENV = { cookie: 'BIOID_CHECK_COOKIE', secondCookie: 'BIOID_CHECK_SEC
 /** More than any Cookie header a server accepts (node:http stops at 16 KB of headers). */
 const MAX_STDIN_BYTES = 64 * 1024;
 
-const USAGE = `bioid-broker: the token broker of bioid-sdk, for backends in any language.
+const USAGE = `bioid-broker: the token broker of bioid-sdk as a process, for backends in any language.
 
 Usage:
   bioid-broker serve
-      Runs the reference token broker (GET any path but ${HEALTH_PATH}), configured by environment:
+      Runs the reference token broker (GET any path but ${HEALTH_PATH} and ${READY_PATH}), configured by environment:
         ${SERVE_ENV.sessionCheckUrl}  required: your backend's session check; each token request's
                                  Cookie header is forwarded to it with GET; signed in = 204,
                                  or 200 with a JSON object; anything else (an HTML page too) is not
@@ -32,10 +34,18 @@ Usage:
                                  { "subject_token": "<the user's access token>" }
         ${BROKER_ENV.tokenStoreUrl}, ${BROKER_ENV.tokenStoreKey}
                                  several instances: a shared Redis/Valkey (redis://, rediss://,
-                                 unix://) and its key (openssl rand -base64 32); needs the redis package
+                                 unix://) and its key (openssl rand -base64 32)
         ${SERVE_ENV.port} (default ${DEFAULT_PORT}, 0 = any free port), ${SERVE_ENV.host} (default ${DEFAULT_HOST})
-      ${HEALTH_PATH} answers 200 { "status": "ok" }. SIGTERM or SIGINT stops it after requests in flight.
-      Logs one JSON line per event on stdout, each refused request included; never a cookie, token or secret.
+        ${SERVE_ENV.metricsPort}   Prometheus metrics at http://<host>:<port>/metrics (off when unset)
+        ${SERVE_ENV.metricsHost}   the metrics listener's interface (default ${DEFAULT_METRICS_HOST})
+        ${SERVE_ENV.logLevel}      fatal, error, warn, info (default), debug, trace or silent
+        ${SERVE_ENV.shutdownDelayMs}   after SIGTERM, how long ${READY_PATH} answers 503 while requests are
+                                 still served, before it stops accepting (default ${DEFAULT_SHUTDOWN_DELAY_MS})
+      ${HEALTH_PATH} answers 200 { "status": "ok" } while the process serves; ${READY_PATH} answers 200 once the
+      configuration is loaded (and the store has answered once), 503 before that and from SIGTERM on.
+      SIGTERM: ${READY_PATH} turns 503, then it stops accepting, lets requests in flight finish (at most 10 s)
+      and exits 0; SIGINT skips the delay. Logs one JSON line per token request on stdout (request id,
+      outcome, status, duration); never a cookie, token or secret. Operations: docs/operations.md in bioid-sdk.
 
   bioid-broker check <url> [--cookie -] [--origin <origin>] [--second-cookie -] [--expect-502]
       Probes the broker at <url> against each numbered rule of the broker contract
@@ -77,9 +87,13 @@ async function runServe(args: string[]): Promise<number> {
   if (args.length) return usageError('serve takes no arguments; it is configured by environment variables');
   const broker = await serve({ env: process.env });
   await new Promise<void>((resolve) => {
-    const stop = () => void broker.close().then(resolve);
-    process.once('SIGTERM', stop);
-    process.once('SIGINT', stop);
+    const stop = (delayMs: number) => {
+      // A second signal skips what is left of the delay; the drain of requests in flight still runs.
+      broker.hurry();
+      void broker.close({ delayMs }).then(resolve);
+    };
+    process.on('SIGTERM', () => stop(broker.shutdownDelayMs));
+    process.on('SIGINT', () => stop(0));
   });
   return 0;
 }

@@ -3,18 +3,17 @@
  * background (start-up never waits for Redis: the broker fails open until it answers), with its connection
  * errors kept from crashing the process and logged at most once a minute.
  *
- * `redis` is loaded only here and only when a store is configured, so bioid-sdk adds no runtime dependency.
+ * `redis` (a dependency of bioid-broker) is loaded only when a store is configured.
  */
-import { BioIDError } from '../core/errors.js';
-import { redisTokenStore, type RedisClientLike } from './redis-store.js';
-import { STORE_ENV, type TokenStoreSettings } from './store-env.js';
-import type { TokenStore } from './store.js';
+import { BioIDError } from 'bioid-sdk';
+import { STORE_ENV, redisTokenStore, type RedisClientLike, type TokenStore, type TokenStoreSettings } from 'bioid-sdk/broker';
 import { throttled } from './throttle.js';
+import { tracedStore } from './tracing.js';
 
 /** What this module needs of the `redis` package. */
 interface RedisModule {
   createClient(options: Record<string, unknown>): RedisClientLike & {
-    on(event: 'error', listener: (error: unknown) => void): unknown;
+    on(event: 'error' | 'ready', listener: (error: unknown) => void): unknown;
     connect(): Promise<unknown>;
     destroy(): void;
   };
@@ -24,6 +23,8 @@ export interface ConnectedStore {
   store: TokenStore;
   /** Where the store is, without credentials: for the start-up line. */
   where: string;
+  /** Whether the store has answered once (the client was ready): `/readyz` waits for it, once. */
+  answered(): boolean;
   close(): void;
 }
 
@@ -38,7 +39,7 @@ export async function connectTokenStore(
   } catch {
     throw new BioIDError(
       'config',
-      `bioid-broker serve: ${STORE_ENV.url} is set, but the redis package cannot be loaded: install redis (npm install redis@^5) next to bioid-sdk, or unset ${STORE_ENV.url}.`,
+      `bioid-broker serve: ${STORE_ENV.url} is set, but the redis package cannot be loaded: reinstall bioid-broker (it depends on redis), or unset ${STORE_ENV.url}.`,
     );
   }
   // Commands fail at once while disconnected instead of queueing: a queued lock or write replayed minutes
@@ -55,14 +56,19 @@ export async function connectTokenStore(
     lastError = (error as { code?: unknown })?.code ? String((error as { code: unknown }).code) : error instanceof Error ? error.name : 'error';
     report();
   });
+  let answered = false;
+  client.on('ready', () => {
+    answered = true;
+  });
   client.connect().catch(() => {
     // Reported through 'error'; the client keeps reconnecting.
   });
   const url = new URL(settings.url);
   const where = settings.socketPath ? `unix://${settings.socketPath}` : `${url.protocol}//${url.host}`;
   return {
-    store: redisTokenStore({ client, encryptionKey: settings.encryptionKey }),
+    store: tracedStore(redisTokenStore({ client, encryptionKey: settings.encryptionKey }), settings.socketPath ? {} : { address: url.hostname, port: Number(url.port || 6379) }),
     where,
+    answered: () => answered,
     close: () => {
       try {
         client.destroy();

@@ -1,0 +1,289 @@
+/**
+ * `bioid-broker serve`: the reference broker as a process beside a backend in any language. Configured by
+ * environment (docs/broker.md's BIOID_* variables, plus those of SERVE_ENV; docs/operations.md lists them
+ * all), gated by forward-auth (bioid-sdk/broker's `forwardAuth`), with `/healthz` and `/readyz`, a drain on
+ * SIGTERM, Prometheus metrics on a listener of their own, one JSON log line per request and OpenTelemetry
+ * spans. Data flows one way: the broker's events feed the metrics and the request lines. No line, metric
+ * or span holds a cookie, a token or the secret.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { BioIDError } from 'bioid-sdk';
+import {
+  DEFAULT_BROKER_TIMEOUT_MS,
+  brokerOptionsFromEnv,
+  createTokenBroker,
+  forwardAuth,
+  toNodeHandler,
+  tokenStoreFromEnv,
+  type BrokerContext,
+  type BrokerEvent,
+  type EnvLike,
+  type ForwardAuthGate,
+} from 'bioid-sdk/broker';
+import { createLog, logRequest, readLogLevel, requestIdOf } from './logs.js';
+import { brokerMetrics, listenMetrics, type MetricsListener } from './metrics.js';
+import { connectTokenStore, type ConnectedStore } from './serve-store.js';
+import { throttled } from './throttle.js';
+import { tracedFetch } from './tracing.js';
+
+/** The variables `serve` reads besides the broker's own (bioid-sdk/broker's BROKER_ENV). */
+export const SERVE_ENV = {
+  sessionCheckUrl: 'BIOID_SESSION_CHECK_URL',
+  port: 'BIOID_PORT',
+  host: 'BIOID_HOST',
+  tokenExchange: 'BIOID_TOKEN_EXCHANGE',
+  metricsPort: 'BIOID_METRICS_PORT',
+  metricsHost: 'BIOID_METRICS_HOST',
+  logLevel: 'BIOID_LOG_LEVEL',
+  shutdownDelayMs: 'BIOID_SHUTDOWN_DELAY_MS',
+} as const;
+
+export const DEFAULT_PORT = 8787;
+export const DEFAULT_HOST = '127.0.0.1';
+export const DEFAULT_METRICS_HOST = '127.0.0.1';
+/** How long SIGTERM keeps serving with /readyz at 503 before it stops accepting: the load balancer's turn. */
+export const DEFAULT_SHUTDOWN_DELAY_MS = 3_000;
+export const HEALTH_PATH = '/healthz';
+export const READY_PATH = '/readyz';
+/** How long a stop waits for requests in flight before it closes their connections. */
+const DRAIN_MS = 10_000;
+
+export interface ServeOptions {
+  env: EnvLike;
+  /** Where the JSON lines go, one per call; default stdout. */
+  write?: (line: string) => void;
+  /** Loads the `redis` package when BIOID_TOKEN_STORE_URL is set; tests replace it. */
+  loadRedis?: () => Promise<unknown>;
+  /** A file descriptor for the JSON lines instead of stdout (the bench writes them to /dev/null). */
+  logFd?: number;
+  /** Replaces forward-auth (the bench measures the sidecar with a gate that answers at once). */
+  gate?: ForwardAuthGate;
+}
+
+export interface RunningBroker {
+  url: string;
+  port: number;
+  server: Server;
+  /** `http://host:port/metrics` when BIOID_METRICS_PORT is set. */
+  metricsUrl: string | undefined;
+  /**
+   * Drains and stops: /readyz answers 503 at once, requests are still served for `delayMs` (default 0),
+   * then it stops accepting, lets requests in flight finish (at most 10 s), and resolves.
+   */
+  close(options?: { delayMs?: number }): Promise<void>;
+  /** Cuts short the delay of a close under way (a second SIGTERM). */
+  hurry(): void;
+  /** The configured BIOID_SHUTDOWN_DELAY_MS. */
+  shutdownDelayMs: number;
+  /** Writes log lines still pending (before the process exits). */
+  flush(): void;
+}
+
+export async function serve({ env, write, loadRedis, logFd, gate: givenGate }: ServeOptions): Promise<RunningBroker> {
+  const read = (name: string) => (env[name]?.trim() ? env[name]!.trim() : undefined);
+  const where = 'bioid-broker serve';
+
+  const { log, flush } = createLog(readLogLevel(read(SERVE_ENV.logLevel), SERVE_ENV.logLevel), write, logFd);
+  const check = read(SERVE_ENV.sessionCheckUrl);
+  if (!check) {
+    throw new BioIDError('config', `${where}: environment variable ${SERVE_ENV.sessionCheckUrl} is not set: the URL of your backend's session check (GET with the user's Cookie; it answers 204, or 200 with a JSON object, when signed in).`);
+  }
+  // A query is allowed (`/wp-admin/admin-ajax.php?action=session_check`).
+  const sessionCheckUrl = requireEndpointUrl(check, SERVE_ENV.sessionCheckUrl);
+  const port = readPort(read(SERVE_ENV.port), SERVE_ENV.port, DEFAULT_PORT);
+  const host = read(SERVE_ENV.host) ?? DEFAULT_HOST;
+  const exchange = readSwitch(read(SERVE_ENV.tokenExchange), SERVE_ENV.tokenExchange);
+  const metricsPortText = read(SERVE_ENV.metricsPort);
+  const metricsPort = metricsPortText === undefined ? undefined : readPort(metricsPortText, SERVE_ENV.metricsPort, 0);
+  const metricsHost = read(SERVE_ENV.metricsHost) ?? DEFAULT_METRICS_HOST;
+  const shutdownDelayMs = readMilliseconds(read(SERVE_ENV.shutdownDelayMs), SERVE_ENV.shutdownDelayMs, DEFAULT_SHUTDOWN_DELAY_MS);
+  const logFailure = (message: string) => log.error({ event: 'failure', message });
+  // The gate needs the broker's validated timeout, and the broker needs the gate: the options come
+  // first, with the gate reached through `gate` once it exists.
+  let gate: ForwardAuthGate | undefined;
+  // The shared token store (BIOID_TOKEN_STORE_URL/KEY): checked, then connected in the background.
+  const storeSettings = tokenStoreFromEnv(env, where);
+  let connected: ConnectedStore | undefined;
+  if (storeSettings) connected = await connectTokenStore(storeSettings, (fields) => log.warn(fields), loadRedis);
+  // Store failures are served around (fail-open); the log says so at most once a minute.
+  let lastStoreError = '';
+  const storeErrorLine = throttled((suppressed) => log.warn({ event: 'store-error', failure: lastStoreError, ...(suppressed ? { suppressed } : {}) }));
+  const metrics = metricsPort === undefined ? undefined : brokerMetrics();
+  const debug = log.isLevelEnabled('debug');
+  // One way for data to flow: the handler's events feed the metrics and the log.
+  const onEvent = (event: BrokerEvent, context?: BrokerContext) => {
+    metrics?.record(event);
+    if (event.type === 'request') {
+      logRequest(log, event, context);
+    } else if (event.type === 'store-error') {
+      lastStoreError = `${event.operation} ${event.kind}`;
+      storeErrorLine();
+      if (debug) log.debug({ event: 'store-error', operation: event.operation, kind: event.kind });
+    } else if (debug && event.type === 'exchange') {
+      log.debug({ event: 'exchange', grant: event.grant, result: event.result, ...(event.status === undefined ? {} : { status: event.status }), durationMs: Math.round(event.durationMs * 100) / 100 });
+    }
+  };
+  let options: ReturnType<typeof brokerOptionsFromEnv>;
+  let handler: ReturnType<typeof createTokenBroker>;
+  try {
+    options = brokerOptionsFromEnv(env, {
+      ...(connected ? { store: connected.store } : {}),
+      onEvent,
+      fetchImpl: tracedFetch((input, init) => fetch(input, init), 'identity-provider'),
+      authorize: (request, context) => gate!.authorize(request, context),
+      ...(exchange ? { tokenExchange: { subjectToken: (request, context) => gate!.tokenExchange!.subjectToken(request, context) } } : {}),
+      logger: (line) => logFailure(line.replace(/^bioid token broker: /, '')),
+      // Each request's line says why it was refused (logs.ts); nothing more to write here.
+      onRefusal: () => {},
+    });
+    handler = createTokenBroker(options);
+  } catch (error) {
+    // A configuration error after connecting must not leave the client keeping the process alive.
+    connected?.close();
+    throw error;
+  }
+  gate = givenGate ?? forwardAuth({
+    sessionCheckUrl,
+    timeoutMs: options.timeoutMs ?? DEFAULT_BROKER_TIMEOUT_MS,
+    exchange,
+    log: logFailure,
+  });
+  // The sidecar's gate reads the Node request, so its Request is built only if something reads it.
+  const broker = toNodeHandler(handler, { lazyRequest: true });
+
+  let draining = false;
+  const readiness = (): string | undefined => {
+    if (draining) return 'stopping';
+    if (connected && !connected.answered()) return 'store-not-answered';
+    return undefined;
+  };
+  const server = createServer((req, res) => {
+    const path = pathOf(req);
+    if (path === HEALTH_PATH) return probe(req, res, undefined);
+    if (path === READY_PATH) return probe(req, res, readiness());
+    res.setHeader('X-Request-Id', requestIdOf(req));
+    void broker(req, res);
+  });
+  let metricsListener: MetricsListener | undefined;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => {
+        server.removeListener('error', reject);
+        resolve();
+      });
+    });
+    if (metrics) metricsListener = await listenMetrics(metrics.registry, metricsPort!, metricsHost);
+  } catch (error) {
+    server.close();
+    connected?.close();
+    throw error;
+  }
+  const address = server.address() as AddressInfo;
+  const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+  const check_ = new URL(sessionCheckUrl);
+  log.info({
+    event: 'listening',
+    url,
+    health: `${url}${HEALTH_PATH}`,
+    ready: `${url}${READY_PATH}`,
+    ...(metricsListener ? { metrics: metricsListener.url } : {}),
+    mode: exchange ? 'token-exchange (RFC 8693)' : 'client_credentials',
+    // Origin and path only: a query could carry something the operator did not mean to log.
+    sessionCheck: `${check_.origin}${check_.pathname}`,
+    allowedOrigins: options.allowedOrigins ?? [],
+    ...(connected ? { store: connected.where } : {}),
+  });
+
+  let closing: Promise<void> | undefined;
+  let hurry = () => {};
+  const close = ({ delayMs = 0 }: { delayMs?: number } = {}) =>
+    (closing ??= (async () => {
+      draining = true;
+      log.info({ event: 'stopping', ...(delayMs ? { delayMs } : {}) });
+      if (delayMs > 0) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, delayMs);
+          hurry = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
+      await new Promise<void>((resolve) => {
+        const force = setTimeout(() => server.closeAllConnections(), DRAIN_MS);
+        force.unref();
+        // A keep-alive connection whose request finishes after the stop began turns idle only then.
+        const idle = setInterval(() => server.closeIdleConnections(), 50);
+        idle.unref();
+        server.close(() => {
+          clearTimeout(force);
+          clearInterval(idle);
+          resolve();
+        });
+        server.closeIdleConnections();
+        metricsListener?.server.close();
+        metricsListener?.server.closeAllConnections();
+      });
+      connected?.close();
+      log.info({ event: 'stopped' });
+      flush();
+    })());
+  return { url, port: address.port, server, metricsUrl: metricsListener?.url, close, hurry: () => hurry(), shutdownDelayMs, flush };
+}
+
+/** `/healthz` (always 200 while the process serves) and `/readyz` (503 with the reason when not ready). */
+function probe(req: IncomingMessage, res: ServerResponse, unready: string | undefined): void {
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    res.writeHead(405, { Allow: 'GET, HEAD', 'Cache-Control': 'no-store' }).end();
+    return;
+  }
+  res.writeHead(unready ? 503 : 200, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' });
+  res.end(req.method === 'HEAD' ? undefined : unready ? JSON.stringify({ status: 'unready', reason: unready }) : '{"status":"ok"}');
+}
+
+const pathOf = (req: IncomingMessage) => {
+  const url = req.url ?? '/';
+  const query = url.indexOf('?');
+  return query < 0 ? url : url.slice(0, query);
+};
+
+/** An absolute http(s) URL without credentials (a query is allowed); the value is never echoed. */
+function requireEndpointUrl(value: string, name: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new BioIDError('config', `bioid-broker serve: environment variable ${name} is not an absolute URL; give the full http(s) address.`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new BioIDError('config', `bioid-broker serve: environment variable ${name} must be an http or https URL, not ${url.protocol}.`);
+  }
+  if (url.username || url.password) throw new BioIDError('config', `bioid-broker serve: environment variable ${name} must not carry credentials in the URL.`);
+  return url.href;
+}
+
+function readPort(value: string | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65535) {
+    throw new BioIDError('config', `bioid-broker serve: environment variable ${name} must be a port number (0 to 65535; 0 picks a free one).`);
+  }
+  return port;
+}
+
+function readMilliseconds(value: string | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const ms = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(ms)) {
+    throw new BioIDError('config', `bioid-broker serve: environment variable ${name} must be a whole number of milliseconds (0 or more).`);
+  }
+  return ms;
+}
+
+function readSwitch(value: string | undefined, name: string): boolean {
+  if (value === undefined || /^(false|0|no)$/i.test(value)) return false;
+  if (/^(true|1|yes)$/i.test(value)) return true;
+  throw new BioIDError('config', `bioid-broker serve: environment variable ${name} must be true or false.`);
+}
