@@ -11,8 +11,8 @@
  */
 import { assert } from 'chai';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import type { Server } from 'node:http';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -35,6 +35,24 @@ function scriptTagQuickStart(): string {
   return block[1]!;
 }
 
+
+const quickStart3 = () => readme.slice(readme.indexOf('## Quick start 3'), readme.indexOf('\n## ', readme.indexOf('## Quick start 3') + 1));
+
+/** The packages quick start 3's `npm install` line names. */
+function quickStart3Install(): string[] {
+  const line = /```sh\nnpm install ([^\n]+)\n```/.exec(quickStart3());
+  assert.ok(line, 'README: quick start 3 starts with an npm install line');
+  return line[1]!.trim().split(/\s+/);
+}
+
+/** A loopback port nothing listens on now. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
 
 function startSimulator(bin: string, cwd: string): Promise<{ child: ChildProcess; ready: Ready; output: () => string }> {
   const child = spawn(bin, ['--idp-port', '0', '--middleware-port', '0', '--local-service-port', '0', '--broker-port=0', '--capture-delay-ms', '0-30'], {
@@ -79,6 +97,7 @@ describe('issue 13 item 7: bioid-simulator as an integrator installs it', functi
   let simulator: Awaited<ReturnType<typeof startSimulator>> | undefined;
   let pageServer: Server | undefined;
   let browser: Browser | undefined;
+  let server: ChildProcess | undefined;
 
   before(async function () {
     this.timeout(120_000);
@@ -91,10 +110,12 @@ describe('issue 13 item 7: bioid-simulator as an integrator installs it', functi
     copyPackage(root, tree, join(root, 'node_modules'), { onlyFiles: true });
     copyPackage(join(root, 'simulator'), join(tree, 'simulator'), join(root, 'node_modules'), { skip: ['dist'] });
     packed = [await pack(tree, tarballs, { ignoreScripts: true }), await pack(join(tree, 'simulator'), tarballs)];
-    await installOffline(app, join(root, 'package-lock.json'), packed);
+    // Quick start 3's own install line: the packages it names beside bioid-sdk (express, express-session).
+    await installOffline(app, join(root, 'package-lock.json'), packed, quickStart3Install().filter((name) => name !== 'bioid-sdk'));
   });
 
   after(async () => {
+    server?.kill('SIGKILL');
     await browser?.close().catch(() => undefined);
     await new Promise((resolve) => (pageServer ? pageServer.close(resolve) : resolve(undefined)));
     if (simulator && simulator.child.exitCode === null) simulator.child.kill('SIGKILL');
@@ -192,6 +213,46 @@ describe('issue 13 item 7: bioid-simulator as an integrator installs it', functi
     const simulatorDoc = readFileSync(join(root, 'docs', 'simulator.md'), 'utf8');
     const block = /## Your own backend against it[\s\S]*?```sh\n([\s\S]*?)```/.exec(simulatorDoc);
     assert.deepStrictEqual(namesIn(block![1]!), list, 'docs/simulator.md');
+  });
+
+  it('README quick start 3 as written, with the environment the simulator prints: sign in, verify, approve (Chromium)', async () => {
+    assert.ok(simulator && browser, 'started by the quick start 1 test');
+    assert.deepStrictEqual(quickStart3Install(), ['bioid-sdk', 'express', 'express-session']);
+    // The server as the README shows it; only its port and the local service's (the default
+    // http://localhost:18065 on a workstation) are this run's, as quick start 1's addresses are above.
+    const block = /```js\n([\s\S]*?)```/.exec(quickStart3());
+    assert.ok(block, 'README: quick start 3 has a js block');
+    assert.include(block[1]!, "app.listen(3000, '127.0.0.1')");
+    assert.include(block[1]!, 'subject-id="alice">');
+    const port = await freePort();
+    const written = block[1]!
+      .replace("app.listen(3000, '127.0.0.1')", `app.listen(${port}, '127.0.0.1')`)
+      .replace('subject-id="alice">', `subject-id="alice" local-service-url="${simulator.ready.localServiceUrl}">`);
+    writeFileSync(join(app, 'server.mjs'), written);
+    // The variables exactly as the simulator printed them for "your own backend", and the session secret.
+    const printed = simulator.output().slice(simulator.output().indexOf('Your own backend instead'));
+    const env = Object.fromEntries([...printed.slice(0, printed.indexOf('(the IdP')).matchAll(/\b(BIOID_[A-Z_]+)=(\S+)/g)].map((m) => [m[1]!, m[2]!]));
+    server = spawn(process.execPath, ['server.mjs'], { cwd: app, env: { ...process.env, ...env, SESSION_SECRET: 'quick-start-3' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    server.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    server.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const pageUrl = `http://127.0.0.1:${port}/`;
+    for (let i = 0; ; i += 1) {
+      if (await fetch(pageUrl, { redirect: 'manual' }).then(() => true, () => false)) break;
+      assert.ok(i < 100 && server.exitCode === null, `server.mjs did not start:\n${output}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+
+    // "open http://127.0.0.1:3000/: it signs you in, then verify and approve"
+    const tab = await (await browser.newContext()).newPage();
+    await tab.goto(pageUrl);
+    assert.strictEqual(await tab.url(), pageUrl, 'the stand-in sign-in comes back to the page');
+    await tab.waitForFunction(() => customElements.get('bio-verify') !== undefined);
+    const outcome = await runOperation(tab, 'bio-verify');
+    assert.strictEqual(outcome.type, 'bio-result', JSON.stringify(outcome.detail));
+    assert.strictEqual(outcome.detail.result?.match, true);
+    await tab.clickAndWaitForLoad('form button');
+    assert.strictEqual((await tab.text('body')).trim(), 'Approved.', output);
   });
 
   it('SIGTERM stops bioid-simulator: exit 0, every port free', async () => {

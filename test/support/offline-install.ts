@@ -99,9 +99,10 @@ function lockPathOf(packages: Record<string, LockEntry>, from: string, name: str
  * Writes `package.json` and a `package-lock.json` for an empty project in `app`: the tarballs as its
  * dependencies, and every package they need, transitively, copied from the repository's lockfile.
  */
-export function seedLockfile(app: string, repoLockfile: string, packed: Packed[]): void {
+export function seedLockfile(app: string, repoLockfile: string, packed: Packed[], also: string[] = []): void {
   const repo = (JSON.parse(readFileSync(repoLockfile, 'utf8')) as { packages: Record<string, LockEntry> }).packages;
-  const dependencies = Object.fromEntries(packed.map((p) => [p.manifest.name, `file:${p.tarball}`]));
+  const alsoVersions = Object.fromEntries(also.map((name) => [name, repo[`node_modules/${name}`]?.version ?? '*']));
+  const dependencies = { ...Object.fromEntries(packed.map((p) => [p.manifest.name, `file:${p.tarball}`])), ...alsoVersions };
   const packages: Record<string, unknown> = { '': { name: 'app', version: '1.0.0', dependencies } };
   const queue: string[] = [];
   const need = (from: string, names: Record<string, string> | undefined, optional: boolean) => {
@@ -132,6 +133,7 @@ export function seedLockfile(app: string, repoLockfile: string, packed: Packed[]
     };
     need('', manifest.dependencies, false);
   }
+  need('', alsoVersions, false);
   while (queue.length > 0) {
     const path = queue.shift()!;
     const entry = repo[path]!;
@@ -143,8 +145,11 @@ export function seedLockfile(app: string, repoLockfile: string, packed: Packed[]
   writeFileSync(join(app, 'package-lock.json'), `${JSON.stringify({ name: 'app', version: '1.0.0', lockfileVersion: 3, requires: true, packages }, null, 2)}\n`);
 }
 
-/** `npm install --offline <tarballs>` into `app`, after seeding its lockfile. */
-export async function installOffline(app: string, repoLockfile: string, packed: Packed[]): Promise<void> {
-  seedLockfile(app, repoLockfile, packed);
+/**
+ * `npm install --offline <tarballs>` into `app`, after seeding its lockfile; `also` names packages of the
+ * repository's own lockfile the project installs beside them (a quick start's `npm install … express`).
+ */
+export async function installOffline(app: string, repoLockfile: string, packed: Packed[], also: string[] = []): Promise<void> {
+  seedLockfile(app, repoLockfile, packed, also);
   await npm(app, ['install', '--offline', '--no-audit', '--no-fund', ...packed.map((p) => p.tarball)], 120_000);
 }
