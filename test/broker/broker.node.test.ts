@@ -48,7 +48,7 @@ describe('token broker, client_credentials mode (spec 4.1, 4.2)', () => {
     assert.strictEqual(form.get('audience'), 'biometrics-middleware');
   });
 
-  it('issue 12, item 1: with middlewareUrl the answer names it as middleware_url (the SDK then sends the token there only)', async () => {
+  it('with middlewareUrl the answer names it as middleware_url (the SDK then sends the token there only)', async () => {
     const { broker } = brokerFor({ middlewareUrl: 'https://mw.example.com/api/' });
     const body = await readJson(await broker(brokerRequest()));
     assert.deepStrictEqual(Object.keys(body).sort(), ['access_token', 'expires_in', 'middleware_url']);
@@ -306,7 +306,7 @@ describe('token broker: failures of the IdP exchange (spec 4.1, 7)', () => {
     }
   });
 
-  it('issue 12 item 7: an IdP answer over 1 MiB is not read further: 502 { error }, and the log names the endpoint and the limit', async () => {
+  it('an IdP answer over 1 MiB is not read further: 502 { error }, and the log names the endpoint and the limit', async () => {
     for (const mode of ['client_credentials', 'RFC 8693'] as const) {
       const flood = await startFloodServer(() => ({ prefix: '{"access_token":"', size: 64 * MiB }));
       try {

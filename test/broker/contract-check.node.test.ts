@@ -76,7 +76,7 @@ const hashOf = (token: string) => createHash('sha256').update(token).digest('bas
 
 const failed = (results: Map<number, RuleResult>) => [...results.values()].filter((r) => r.status === 'fail').map((r) => r.rule);
 
-describe('issue 14 item 2: bioid-broker check names the rule a broker breaks', () => {
+describe('bioid-broker check names the rule a broker breaks', () => {
   it('the reference broker passes (control for the cases below)', async () => {
     assert.deepStrictEqual(failed(await checkAgainst(reference())), []);
   });
@@ -222,7 +222,7 @@ describe('issue 14 item 2: bioid-broker check names the rule a broker breaks', (
     assert.match(results.get(1)!.notes.join('\n'), /no answer/);
   });
 
-  it('issue 14 item 2: the command exits non-zero and prints FAIL with the rule number against a broken broker', async () => {
+  it('the command exits non-zero and prints FAIL with the rule number against a broken broker', async () => {
     const server = await startServer(reference({ requireCsrfHeader: false }));
     try {
       const run = await runBin(['check', `${server.url}/token`, '--cookie', 'sid=alice', '--origin', APP_ORIGIN]);

@@ -22,8 +22,8 @@ const cookieGated = (overrides: Partial<TokenBrokerOptions> = {}) =>
     ...overrides,
   });
 
-describe('issue 14 item 4: cross-site, said plainly (contract rule 5)', () => {
-  it('issue 14 item 4: Sec-Fetch-Site: cross-site and no Cookie answers 401 { error, reason: "no-cookie" } whose error names the fix', async () => {
+describe('cross-site, said plainly (contract rule 5)', () => {
+  it('Sec-Fetch-Site: cross-site and no Cookie answers 401 { error, reason: "no-cookie" } whose error names the fix', async () => {
     const { broker } = cookieGated();
     const response = await broker(brokerRequest({ headers: { Origin: APP_ORIGIN, 'Sec-Fetch-Site': 'cross-site' } }));
     assert.strictEqual(response.status, 401);
@@ -36,7 +36,7 @@ describe('issue 14 item 4: cross-site, said plainly (contract rule 5)', () => {
     assert.strictEqual(response.headers.get('Access-Control-Allow-Origin'), APP_ORIGIN, 'the page may read why');
   });
 
-  it('issue 14 item 4: a request that is not cross-site, or that carries a Cookie, never gets "no-cookie"', async () => {
+  it('a request that is not cross-site, or that carries a Cookie, never gets "no-cookie"', async () => {
     const { broker } = cookieGated();
     const cases: [string, Record<string, string>][] = [
       ['same-site, no cookie', { 'Sec-Fetch-Site': 'same-site' }],
@@ -53,14 +53,14 @@ describe('issue 14 item 4: cross-site, said plainly (contract rule 5)', () => {
     }
   });
 
-  it('issue 14 item 4: "no-cookie" never overrides the gate: a cross-site request the gate lets in (a bearer session) gets its token', async () => {
+  it('"no-cookie" never overrides the gate: a cross-site request the gate lets in (a bearer session) gets its token', async () => {
     const { broker } = brokerAgainst(idp, { authorize: (request) => request.headers.get('authorization') === 'Bearer app-session' });
     const response = await broker(brokerRequest({ headers: { 'Sec-Fetch-Site': 'cross-site', Authorization: 'Bearer app-session' } }));
     assert.strictEqual(response.status, 200);
     assert.strictEqual(typeof (await readJson(response)).access_token, 'string');
   });
 
-  it('issue 14 item 4: a cross-site request with the session cookie gets its token', async () => {
+  it('a cross-site request with the session cookie gets its token', async () => {
     const { broker } = cookieGated();
     const response = await broker(brokerRequest({ headers: { 'Sec-Fetch-Site': 'cross-site', Cookie: 'session=valid' } }));
     assert.strictEqual(response.status, 200);
@@ -81,8 +81,8 @@ describe('issue 14 item 4: cross-site, said plainly (contract rule 5)', () => {
   });
 });
 
-describe('issue 14 item 4: a preflight from an origin that is not allowed is logged (contract rule 2)', () => {
-  it('issue 14 item 4: one structured line names the origin and the fix, and holds no secret, cookie or token', async () => {
+describe('a preflight from an origin that is not allowed is logged (contract rule 2)', () => {
+  it('one structured line names the origin and the fix, and holds no secret, cookie or token', async () => {
     const { broker, log } = cookieGated();
     const response = await broker(
       brokerRequest({
@@ -102,7 +102,7 @@ describe('issue 14 item 4: a preflight from an origin that is not allowed is log
     assert.notInclude(line, 'session=valid');
   });
 
-  it('issue 14 item 4: an allowed preflight and ordinary refusals (signed out, no CSRF header) are not logged by default', async () => {
+  it('an allowed preflight and ordinary refusals (signed out, no CSRF header) are not logged by default', async () => {
     const { broker, log } = cookieGated();
     await broker(brokerRequest({ method: 'OPTIONS', csrf: false, headers: { Origin: APP_ORIGIN, 'Access-Control-Request-Method': 'GET' } }));
     await broker(brokerRequest());
@@ -110,7 +110,7 @@ describe('issue 14 item 4: a preflight from an origin that is not allowed is log
     assert.deepStrictEqual(log.lines, []);
   });
 
-  it('issue 14 item 4: a long Origin (it comes from the caller) is cut at 200 characters in the line', async () => {
+  it('a long Origin (it comes from the caller) is cut at 200 characters in the line', async () => {
     const { broker, log } = cookieGated();
     const origin = `https://x.example${'a'.repeat(500)}`;
     await broker(brokerRequest({ method: 'OPTIONS', csrf: false, headers: { Origin: origin } }));
@@ -140,7 +140,7 @@ describe('issue 14 item 4: a preflight from an origin that is not allowed is log
     assert.deepStrictEqual(log.lines, []);
   });
 
-  it('issue 14 item 4: through the Node adapter on a real socket, the browser\'s own headers give "no-cookie"', async () => {
+  it('through the Node adapter on a real socket, the browser\'s own headers give "no-cookie"', async () => {
     const { broker } = cookieGated();
     const server = await startServer(toNodeHandler(broker));
     try {

@@ -138,7 +138,7 @@ describe('token broker, RFC 8693 token exchange (spec 4.2 variant, 5.8)', () => 
     assert.notMatch(log.text(), /rt-123/);
   });
 
-  it('issue 12 item 6: a user\'s token is reused at most 60 s by default (expires_in says so), then the subject token is exchanged again', async () => {
+  it('a user\'s token is reused at most 60 s by default (expires_in says so), then the subject token is exchanged again', async () => {
     const clock = installFakeDate();
     try {
       const { broker } = exchangeBroker();
@@ -159,7 +159,7 @@ describe('token broker, RFC 8693 token exchange (spec 4.2 variant, 5.8)', () => 
     }
   });
 
-  it('issue 12 item 6: tokenExchange.maxReuseMs sets the bound', async () => {
+  it('tokenExchange.maxReuseMs sets the bound', async () => {
     const clock = installFakeDate();
     try {
       const { broker } = exchangeBroker({ tokenExchange: { subjectToken: fromHeader, maxReuseMs: 10_000 } });
@@ -174,7 +174,7 @@ describe('token broker, RFC 8693 token exchange (spec 4.2 variant, 5.8)', () => 
     }
   });
 
-  it('issue 12 item 6: when a user\'s subject token changes, nothing cached for the earlier one is served again', async () => {
+  it('when a user\'s subject token changes, nothing cached for the earlier one is served again', async () => {
     const { broker } = exchangeBroker();
     const [older, newer] = [await idp.userToken('alice'), await idp.userToken('alice')];
     assert.notStrictEqual(older, newer);
@@ -299,7 +299,7 @@ describe('per-user token map (privacy and memory bounds)', () => {
     }
   });
 
-  it('issue 12 item 6: once the IdP refuses a subject token, nothing cached for it is served again (within the 60 s bound)', async () => {
+  it('once the IdP refuses a subject token, nothing cached for it is served again (within the 60 s bound)', async () => {
     const clock = installFakeDate();
     try {
       const revoked = new Set<string>();
@@ -321,7 +321,7 @@ describe('per-user token map (privacy and memory bounds)', () => {
     }
   });
 
-  it('issue 12 item 6: a changed subject token drops the earlier one\'s entry at once; opaque tokens fall back to the time bound', async () => {
+  it('a changed subject token drops the earlier one\'s entry at once; opaque tokens fall back to the time bound', async () => {
     const jwtFor = (sub: string, n: number) => `h.${btoa(JSON.stringify({ sub, n })).replace(/=+$/, '')}.s`;
     let calls = 0;
     const refused = new Set<string>();

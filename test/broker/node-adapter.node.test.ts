@@ -72,8 +72,8 @@ function get(url: string, headers: Record<string, string>): Promise<{ status: nu
   });
 }
 
-describe('issue 14 item 6: lightweight request and response on Node', () => {
-  it('issue 14 item 6: the sidecar adapter builds no web Request when the gate does not read it (cached path)', async () => {
+describe('lightweight request and response on Node', () => {
+  it('the sidecar adapter builds no web Request when the gate does not read it (cached path)', async () => {
     const broker = nodeBroker(createBrokerCore(options()), 'on-first-read');
     await withServer(broker, async (server) => {
       await get(`${server.url}/token`, { 'X-CSRF': '1' }); // fills the cache
@@ -84,7 +84,7 @@ describe('issue 14 item 6: lightweight request and response on Node', () => {
     });
   });
 
-  it('issue 14 item 6: authorize still receives a standard Request in the sidecar adapter, built on first read, once', async () => {
+  it('authorize still receives a standard Request in the sidecar adapter, built on first read, once', async () => {
     const seen: { isRequest: boolean; cookie: string | null; url: string; method: string; copy: string | null; hasReq: boolean }[] = [];
     const broker = nodeBroker(
       createBrokerCore(
@@ -115,7 +115,7 @@ describe('issue 14 item 6: lightweight request and response on Node', () => {
     ]);
   });
 
-  it('issue 14 item 6: refusals before the gate (preflight, 405, CSRF) build no Request in either adapter', async () => {
+  it('refusals before the gate (preflight, 405, CSRF) build no Request in either adapter', async () => {
     for (const broker of [toNodeHandler(createTokenBroker(options())), nodeBroker(createBrokerCore(options()), 'on-first-read')]) {
       await withServer(broker, async (server) => {
         const built = await countRequests(async () => {
@@ -127,7 +127,7 @@ describe('issue 14 item 6: lightweight request and response on Node', () => {
     }
   });
 
-  it('issue 14 item 6: toNodeHandler (Express) keeps handing authorize a real Request, one new Request() accepts', async () => {
+  it('toNodeHandler (Express) keeps handing authorize a real Request, one new Request() accepts', async () => {
     let copied: Request | undefined;
     const broker = toNodeHandler(createTokenBroker(options({ authorize: (request: Request) => (copied = new Request(request)) })));
     await withServer(broker, async (server) => {
@@ -153,7 +153,7 @@ describe('issue 14 item 6: lightweight request and response on Node', () => {
     assert.strictEqual(contexts[1]?.req?.headers['x-mark'], 'second');
   });
 
-  it('issue 14 item 6: both Node adapters answer byte for byte what the web handler answers', async () => {
+  it('both Node adapters answer byte for byte what the web handler answers', async () => {
     const handler = createTokenBroker(options({ middlewareUrl: 'https://mw.example.com' }));
     const cases: Record<string, string>[] = [
       { 'X-CSRF': '1', Origin: APP_ORIGIN },

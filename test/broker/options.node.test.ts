@@ -35,7 +35,7 @@ describe('createTokenBroker options (validated at creation)', () => {
     throwsError(() => createTokenBroker(withOptions({ authorize: true })), configError(/authorize is required/));
   });
 
-  it('issue 12, item 11: a pattern such as https://*.example.com is refused; a plain-http origin outside loopback is logged once', () => {
+  it('a pattern such as https://*.example.com is refused; a plain-http origin outside loopback is logged once', () => {
     throwsError(() => createTokenBroker(withOptions({ allowedOrigins: ['https://*.example.com'] })), configError(/is a pattern; list each exact origin/));
     const lines: string[] = [];
     createTokenBroker(withOptions({ allowedOrigins: ['http://intranet.example', 'http://127.0.0.1:3000', 'http://localhost:8080', 'https://app.example.com'], logger: (l: string) => lines.push(l) }));
@@ -43,13 +43,13 @@ describe('createTokenBroker options (validated at creation)', () => {
     assert.match(lines[0]!, /http:\/\/intranet\.example, a plain-http origin/);
   });
 
-  it('issue 12, item 1: middlewareUrl comes from BIOID_MIDDLEWARE_URL too, and must be an http(s) URL', () => {
+  it('middlewareUrl comes from BIOID_MIDDLEWARE_URL too, and must be an http(s) URL', () => {
     const env = { BIOID_CLIENT_ID: 'c', BIOID_CLIENT_SECRET: 's', BIOID_AUTH_URL: 'https://idp.example.com/realms/r', BIOID_MIDDLEWARE_URL: 'https://mw.example.com' };
     assert.strictEqual(brokerOptionsFromEnv(env, { authorize: () => true }).middlewareUrl, 'https://mw.example.com');
     throwsError(() => createTokenBroker(withOptions({ middlewareUrl: 'mw.example.com' })), configError(/middlewareUrl is not an absolute URL/));
   });
 
-  it('issue 12, item 2: issuerUrl and middlewareUrl must be https unless the host is loopback, each named', () => {
+  it('issuerUrl and middlewareUrl must be https unless the host is loopback, each named', () => {
     throwsError(() => createTokenBroker(withOptions({ issuerUrl: 'http://idp.example.com' })), configError(/^createTokenBroker: issuerUrl must be an https URL/));
     throwsError(() => createTokenBroker(withOptions({ issuerUrl: 'http://idp.example.com/realms/acme', realm: undefined })), configError(/issuerUrl must be an https URL/));
     throwsError(() => createTokenBroker(withOptions({ middlewareUrl: 'http://mw.example.com' })), configError(/^createTokenBroker: middlewareUrl must be an https URL/));
@@ -60,7 +60,7 @@ describe('createTokenBroker options (validated at creation)', () => {
     }
   });
 
-  it('issue 12, item 12: the package ships an MIT LICENSE, as package.json says', async () => {
+  it('the package ships an MIT LICENSE, as package.json says', async () => {
     const { readFileSync } = await import('node:fs');
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { license: string };
     assert.strictEqual(pkg.license, 'MIT');
@@ -83,7 +83,7 @@ describe('createTokenBroker options (validated at creation)', () => {
     );
   });
 
-  it('issue 12 item 6: tokenExchange.maxReuseMs is a positive number of milliseconds, named when wrong', () => {
+  it('tokenExchange.maxReuseMs is a positive number of milliseconds, named when wrong', () => {
     for (const bad of [0, -1, '60000', Infinity]) {
       throwsError(
         () => createTokenBroker(withOptions({ tokenExchange: { subjectToken: () => 'x', maxReuseMs: bad } })),

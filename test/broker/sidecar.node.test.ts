@@ -42,7 +42,7 @@ describe('bioid-broker, the sidecar package', () => {
     assert.match(readFileSync(CLI, 'utf8'), /^#!\/usr\/bin\/env node\n/);
   });
 
-  it('issue 14 item 2: --help prints the usage (serve, check, the variables) and exits 0; wrong usage exits 2', async () => {
+  it('--help prints the usage (serve, check, the variables) and exits 0; wrong usage exits 2', async () => {
     const help = await runBin(['--help']);
     assert.strictEqual(help.status, 0);
     for (const word of ['bioid-broker serve', 'bioid-broker check <url>', 'BIOID_SESSION_CHECK_URL', 'BIOID_PORT', 'BIOID_HOST', '--cookie', '--origin', 'docs/broker-contract.md']) {
@@ -57,7 +57,7 @@ describe('bioid-broker, the sidecar package', () => {
     assert.strictEqual((await runBin(['check', 'http://127.0.0.1:1/t', '--origin', 'https://a.example/path'])).status, 2);
   });
 
-  it('issue 14 item 2: serve without BIOID_SESSION_CHECK_URL stops at start-up naming the variable, exit 1', async () => {
+  it('serve without BIOID_SESSION_CHECK_URL stops at start-up naming the variable, exit 1', async () => {
     const env: Record<string, string> = brokerEnv('http://127.0.0.1:1/check');
     delete env.BIOID_SESSION_CHECK_URL;
     const run = await runBin(['serve'], { ...env, BIOID_PORT: '0' });
@@ -67,7 +67,7 @@ describe('bioid-broker, the sidecar package', () => {
   });
 });
 
-describe('issue 14 item 2: bioid-broker serve (client_credentials) passes bioid-broker check', () => {
+describe('bioid-broker serve (client_credentials) passes bioid-broker check', () => {
   let sessions: Awaited<ReturnType<typeof startSessionCheck>>;
   let sidecar: Sidecar;
   before(async () => {
@@ -79,7 +79,7 @@ describe('issue 14 item 2: bioid-broker serve (client_credentials) passes bioid-
     await sessions?.close();
   });
 
-  it('issue 14 item 2: check against the sidecar passes every rule it can probe, within 30 s, and prints no token', async () => {
+  it('check against the sidecar passes every rule it can probe, within 30 s, and prints no token', async () => {
     const run = await runBin(['check', `${sidecar.url}/bioid/token`, '--cookie', 'sid=alice', '--origin', APP_ORIGIN]);
     assert.strictEqual(run.status, 0, run.stdout + run.stderr);
     assert.isBelow(run.ms, 30_000);
@@ -112,7 +112,7 @@ describe('issue 14 item 2: bioid-broker serve (client_credentials) passes bioid-
     assert.match(run.stderr, /stdin/);
   });
 
-  it('issue 14 item 2: forward-auth sends the request\'s Cookie header to the session check; 204 is signed in', async () => {
+  it('forward-auth sends the request\'s Cookie header to the session check; 204 is signed in', async () => {
     const before = sessions.calls.length;
     const response = await get(`${sidecar.url}/bioid/token`, { 'X-CSRF': '1', Cookie: 'theme=dark; sid=alice' });
     assert.strictEqual(response.status, 200);
@@ -125,19 +125,19 @@ describe('issue 14 item 2: bioid-broker serve (client_credentials) passes bioid-
     assert.strictEqual((await json(refused)).reason, 'no-session');
   });
 
-  it('issue 14 item 2: a request without a Cookie is refused without a round trip to the session check', async () => {
+  it('a request without a Cookie is refused without a round trip to the session check', async () => {
     const before = sessions.calls.length;
     assert.strictEqual((await get(`${sidecar.url}/t`, { 'X-CSRF': '1' })).status, 401);
     assert.strictEqual(sessions.calls.length, before);
   });
 
-  it('issue 14 item 2: /healthz answers 200 { status: "ok" } without a session', async () => {
+  it('/healthz answers 200 { status: "ok" } without a session', async () => {
     const response = await get(`${sidecar.url}/healthz`);
     assert.strictEqual(response.status, 200);
     assert.deepStrictEqual(await json(response), { status: 'ok' });
   });
 
-  it('issue 14 item 2: one JSON line per refused request (origin not allowed, no CSRF header, no session), at warn with its reason, holding no cookie, token or secret', async () => {
+  it('one JSON line per refused request (origin not allowed, no CSRF header, no session), at warn with its reason, holding no cookie, token or secret', async () => {
     // Lines are written asynchronously: this test's own are told apart by their request ids.
     const ids = ['refusals-1', 'refusals-2', 'refusals-3', 'refusals-4'];
     await fetch(`${sidecar.url}/t`, { method: 'OPTIONS', headers: { Origin: 'https://cms.example.org', 'Access-Control-Request-Method': 'GET', Cookie: 'sid=alice', 'X-Request-Id': ids[0]! } });
@@ -160,8 +160,8 @@ describe('issue 14 item 2: bioid-broker serve (client_credentials) passes bioid-
   });
 });
 
-describe('issue 14 item 2: bioid-broker serve, failures and shutdown', () => {
-  it('issue 14 item 2: a session check that is down is not "signed out": 500, and a failure line names the session check', async () => {
+describe('bioid-broker serve, failures and shutdown', () => {
+  it('a session check that is down is not "signed out": 500, and a failure line names the session check', async () => {
     const dead = await startServer(() => {});
     const deadUrl = `${dead.url}/check`;
     await dead.close();
@@ -205,7 +205,7 @@ describe('issue 14 item 2: bioid-broker serve, failures and shutdown', () => {
     }
   });
 
-  it('issue 14 item 2: check --expect-502 against a sidecar whose IdP refuses (wrong secret): rule 10 passes, exactly { error }', async () => {
+  it('check --expect-502 against a sidecar whose IdP refuses (wrong secret): rule 10 passes, exactly { error }', async () => {
     const sessions = await startSessionCheck(['alice']);
     const sidecar = await startSidecar(brokerEnv(`${sessions.url}/check`, { BIOID_CLIENT_SECRET: 'wrong-secret-9x' }));
     try {
@@ -220,8 +220,8 @@ describe('issue 14 item 2: bioid-broker serve, failures and shutdown', () => {
   });
 });
 
-describe('issue 14 item 2: bioid-broker serve, RFC 8693 variant (BIOID_TOKEN_EXCHANGE=true)', () => {
-  it('issue 14 item 2: the subject token comes from the session check\'s { subject_token }; each user gets their own token; check rule 12 passes', async () => {
+describe('bioid-broker serve, RFC 8693 variant (BIOID_TOKEN_EXCHANGE=true)', () => {
+  it('the subject token comes from the session check\'s { subject_token }; each user gets their own token; check rule 12 passes', async () => {
     const subjectTokens = new Map([
       ['alice', await idp.userToken('alice')],
       ['bob', await idp.userToken('bob')],

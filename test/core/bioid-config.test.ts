@@ -15,7 +15,7 @@ describe('BioID configuration (spec 2.1, 2.2)', () => {
     throwsError(() => new BioID({ ...valid, middlewareUrl: 'ftp://mw' }), configError(/middlewareUrl must be an http/));
   });
 
-  it('issue 12, item 2: middlewareUrl and issuerUrl must be https unless the host is loopback; a config error names the option', () => {
+  it('middlewareUrl and issuerUrl must be https unless the host is loopback; a config error names the option', () => {
     const idp = (issuerUrl: string) => ({ type: 'idpClientCredentials' as const, clientId: 'c', clientSecret: 's', issuerUrl, realm: 'r', dangerouslyAllowBrowser: true });
     const https = configError(/must be an https URL/);
     throwsError(() => new BioID({ ...valid, middlewareUrl: 'http://mw.example.com' }), configError(/^middlewareUrl must be an https URL/));

@@ -45,8 +45,8 @@ async function assertCutOff(path: string, limit: number) {
   assert.isBelow(record.written, limit + SOCKET_BUFFERS, `${path}: ${(record.written / MiB).toFixed(1)} MiB written before the client hung up`);
 }
 
-describe('issue 12, item 7: response bodies are capped (1 MiB; a test capture 8 MiB)', () => {
-  it('issue 12 item 7: an endless middleware body is cancelled after 1 MiB: bad-response naming the URL and the limit', async () => {
+describe('response bodies are capped (1 MiB; a test capture 8 MiB)', () => {
+  it('an endless middleware body is cancelled after 1 MiB: bad-response naming the URL and the limit', async () => {
     answers['/orchestrator/search'] = { prefix: '{"candidates":["' };
     await rejectsWith(reader(PIN).search(), {
       name: 'BioIDError',
@@ -57,13 +57,13 @@ describe('issue 12, item 7: response bodies are capped (1 MiB; a test capture 8 
     await assertCutOff('/orchestrator/search', MiB);
   });
 
-  it('issue 12 item 7: a middleware error page of 64 MiB is refused the same way, not read whole', async () => {
+  it('a middleware error page of 64 MiB is refused the same way, not read whole', async () => {
     answers['/orchestrator/verify'] = { status: 500, size: HUGE };
     await rejectsWith(reader(PIN).verify({ subjectId: 'alice' }), { code: 'bad-response', message: /over the 1 MiB limit/ });
     await assertCutOff('/orchestrator/verify', MiB);
   });
 
-  it('issue 12 item 7: a Content-Length over the limit is refused before a byte of the body is read', async () => {
+  it('a Content-Length over the limit is refused before a byte of the body is read', async () => {
     // The body is announced but never sent: a client that waited for it would run into the timeout.
     answers['/biometrics/alice'] = { contentLength: 2 * MiB, size: 0 };
     const started = performance.now();
@@ -71,14 +71,14 @@ describe('issue 12, item 7: response bodies are capped (1 MiB; a test capture 8 
     assert.isBelow(performance.now() - started, 5_000, 'refused on the header, long before the 10 s timeout');
   });
 
-  it('issue 12 item 7: a body of exactly 1 MiB is read (the limit is inclusive)', async () => {
+  it('a body of exactly 1 MiB is read (the limit is inclusive)', async () => {
     const prefix = '{"candidates":[],"pad":"';
     answers['/orchestrator/search'] = { prefix, size: MiB - prefix.length - 2, suffix: '"}' };
     const result = await reader(PIN).search();
     assert.deepStrictEqual(result.candidates, []);
   });
 
-  it('issue 12 item 7: an identity provider answer over 1 MiB (idpClientCredentials) is bad-response naming the token endpoint, without the secret', async () => {
+  it('an identity provider answer over 1 MiB (idpClientCredentials) is bad-response naming the token endpoint, without the secret', async () => {
     answers['/realms/r/protocol/openid-connect/token'] = { prefix: '{"access_token":"', size: HUGE };
     const bio = new BioID({
       middlewareUrl: server.url,
@@ -92,7 +92,7 @@ describe('issue 12, item 7: response bodies are capped (1 MiB; a test capture 8 
     await assertCutOff('/realms/r/protocol/openid-connect/token', MiB);
   });
 
-  it('issue 12 item 7: a local service /status over 1 MiB is a local-service error naming the URL and the limit', async () => {
+  it('a local service /status over 1 MiB is a local-service error naming the URL and the limit', async () => {
     answers['/status'] = { prefix: '{"workstationId":"', size: HUGE };
     await rejectsWith(reader().target(), {
       code: 'local-service',
@@ -101,7 +101,7 @@ describe('issue 12, item 7: response bodies are capped (1 MiB; a test capture 8 
     await assertCutOff('/status', MiB);
   });
 
-  it('issue 12 item 7: a test capture may answer up to 8 MiB (its image); beyond, a local-service error naming 8 MiB', async () => {
+  it('a test capture may answer up to 8 MiB (its image); beyond, a local-service error naming 8 MiB', async () => {
     const opening = '{"deviceId":"dev-1","quality":80,"image":"data:image/png;base64,';
     answers['/status'] = { prefix: STATUS, size: 0 };
     answers['/test-capture'] = { prefix: opening, size: 3 * MiB, suffix: '"}' };
@@ -113,7 +113,7 @@ describe('issue 12, item 7: response bodies are capped (1 MiB; a test capture 8 
     await assertCutOff('/test-capture', 8 * MiB);
   });
 
-  it('issue 12 item 7: a token broker answer over 1 MiB is broker-unavailable naming the URL and the limit', async () => {
+  it('a token broker answer over 1 MiB is broker-unavailable naming the URL and the limit', async () => {
     answers['/token'] = { prefix: '{"access_token":"', size: HUGE };
     await rejectsWith(brokerTokenSource(`${server.url}/token`).get(), (e: unknown) => {
       assert.instanceOf(e, ReaderAuthError);

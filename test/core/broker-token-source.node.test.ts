@@ -114,7 +114,7 @@ describe('brokerTokenSource (spec 4.1; product.md 5)', () => {
     assert.deepStrictEqual(await bio.reader.verify({ subjectId: 'alice' }), { match: true, verificationId: 'v' });
   });
 
-  it('issue 12, item 1: a token whose broker names middleware_url is never sent to another origin (config error, nothing sent)', async () => {
+  it('a token whose broker names middleware_url is never sent to another origin (config error, nothing sent)', async () => {
     const other = createServer((req, res) => {
       requests.push(req);
       answer(200, { candidates: [] })(req, res);
@@ -136,7 +136,7 @@ describe('brokerTokenSource (spec 4.1; product.md 5)', () => {
     }
   });
 
-  it('issue 12, item 1: a broker that names no middleware binds its token to the first middleware origin it is sent to', async () => {
+  it('a broker that names no middleware binds its token to the first middleware origin it is sent to', async () => {
     route = (req, res) =>
       req.url === '/token' ? answer(200, { access_token: 'tok-first', expires_in: 300 })(req, res) : answer(200, { candidates: [] })(req, res);
     const tokens = brokerTokenSource(`${base}/token`);

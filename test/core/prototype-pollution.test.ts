@@ -8,7 +8,7 @@ import { LOCAL, MW, standardNetwork } from '../support/sdk-fixtures.js';
 
 const proto = Object.prototype as Record<string, unknown>;
 
-describe('a polluted Object.prototype (issue 12, item 4)', () => {
+describe('a polluted Object.prototype', () => {
   afterEach(() => {
     delete proto.workstationId;
     delete proto.deviceId;

@@ -12,7 +12,7 @@ import { installFakeDate } from '../support/fake-clock.js';
 const CLIENT = { clientId: 'confirm-integrator', clientSecret: 'confirm-secret-0123' };
 const USER = { username: 'erin', password: 'erin-password-42' };
 
-describe('demo form: confirming a posted verification id (issue 12 item 3)', () => {
+describe('demo form: confirming a posted verification id', () => {
   let sim: RunningSimulator;
   let demo: RunningDemoServer;
   let cookie: string;
@@ -66,7 +66,7 @@ describe('demo form: confirming a posted verification id (issue 12 item 3)', () 
     return { status: reply.status, outcome: /id="form-outcome"[^>]*>([^<]*)</.exec(page)?.[1] ?? '' };
   };
 
-  it('issue 12 item 3: 10 parallel posts of one verification id: exactly one is accepted', async () => {
+  it('10 parallel posts of one verification id: exactly one is accepted', async () => {
     const id = await verification();
     const replies = await Promise.all(Array.from({ length: 10 }, () => post({ verification: id, subject: USER.username })));
     const accepted = replies.filter((r) => r.status === 200);
@@ -79,7 +79,7 @@ describe('demo form: confirming a posted verification id (issue 12 item 3)', () 
     assert.strictEqual((await post({ verification: id })).status, 422, 'and later posts too');
   });
 
-  it('issue 12 item 3: a verification older than two minutes is refused', async () => {
+  it('a verification older than two minutes is refused', async () => {
     const id = await verification();
     const clock = installFakeDate();
     try {
@@ -92,7 +92,7 @@ describe('demo form: confirming a posted verification id (issue 12 item 3)', () 
     }
   });
 
-  it('issue 12 item 3: another user\'s verification is refused: the subject is the signed-in user\'s, whatever the form says', async () => {
+  it('another user\'s verification is refused: the subject is the signed-in user\'s, whatever the form says', async () => {
     const theirs = await verification('mallory', 'finger-b');
     const posts: Array<Record<string, string>> = [{ verification: theirs, subject: 'mallory' }, { verification: theirs }];
     for (const fields of posts) {

@@ -47,7 +47,7 @@ describe('demo app: session, session-gated broker, pages', () => {
     }
   });
 
-  it('issue 14 item 4: the sign-in page takes login-url\'s return_to when it is a page of this origin, and only then', async () => {
+  it('the sign-in page takes login-url\'s return_to when it is a page of this origin, and only then', async () => {
     const nextOf = async (returnTo: string) => {
       const page = await (await fetch(`${demo.url}/signin?return_to=${encodeURIComponent(returnTo)}`)).text();
       return /name="next" value="([^"]*)"/.exec(page)?.[1];
@@ -117,7 +117,7 @@ describe('demo app: session, session-gated broker, pages', () => {
     assert.notStrictEqual(await (await fetch(`${demo.url}/kiosk/sw.js`)).text(), script);
   });
 
-  it('issue 12 item 9: the kiosk worker precaches nothing that holds user data (not the signed-in /kiosk/ page)', async () => {
+  it('the kiosk worker precaches nothing that holds user data (not the signed-in /kiosk/ page)', async () => {
     const script = await (await fetch(`${demo.url}/kiosk/sw.js`)).text();
     const config = JSON.parse(/\)\(self, (\{.*\})\);/.exec(script)![1]!) as { precache: string[]; shell: string };
     assert.notInclude(config.precache, '/kiosk/');
@@ -150,7 +150,7 @@ describe('demo app: session, session-gated broker, pages', () => {
   });
 });
 
-describe('demo app: session habits (issue 12 item 10)', () => {
+describe('demo app: session habits', () => {
   let sim: RunningSimulator;
   let demo: RunningDemoServer;
   let proxied: RunningDemoServer;
@@ -181,7 +181,7 @@ describe('demo app: session habits (issue 12 item 10)', () => {
   const tokenStatus = async (server: RunningDemoServer, cookie: string) =>
     (await fetch(`${server.url}/token`, { headers: { 'X-CSRF': '1', Cookie: cookie } })).status;
 
-  it('issue 12 item 10: the session cookie is Secure when the page was served over https (a trusted proxy says so), not over plain http', async () => {
+  it('the session cookie is Secure when the page was served over https (a trusted proxy says so), not over plain http', async () => {
     const plain = (await signIn(demo)).headers.get('set-cookie') ?? '';
     assert.notMatch(plain, /;\s*Secure/i, 'http://127.0.0.1: a Secure cookie would never be sent back');
     const https = (await signIn(proxied, { headers: { 'X-Forwarded-Proto': 'https' } })).headers.get('set-cookie') ?? '';
@@ -197,7 +197,7 @@ describe('demo app: session habits (issue 12 item 10)', () => {
     assert.match(signedOut.headers.get('set-cookie') ?? '', /Max-Age=0.*;\s*Secure/i);
   });
 
-  it('issue 12 item 10: sign-in always issues a new session id, and the one the browser held before stops working', async () => {
+  it('sign-in always issues a new session id, and the one the browser held before stops working', async () => {
     const first = cookieOf(await signIn(demo));
     assert.strictEqual(await tokenStatus(demo, first), 200);
     const second = cookieOf(await signIn(demo, { cookie: first }));
@@ -206,7 +206,7 @@ describe('demo app: session habits (issue 12 item 10)', () => {
     assert.strictEqual(await tokenStatus(demo, second), 200);
   });
 
-  it('issue 12 item 10: after 5 failed sign-ins for a user from one address, every sign-in of that pair is refused with 429 for 15 minutes', async () => {
+  it('after 5 failed sign-ins for a user from one address, every sign-in of that pair is refused with 429 for 15 minutes', async () => {
     const clock = installFakeDate();
     try {
       for (let i = 0; i < 5; i++) assert.strictEqual((await signIn(demo, { password: `guess-${i}` })).status, 401, `attempt ${i + 1}`);

@@ -120,7 +120,7 @@ for (const engine of selectedEngines()) describe(`cross-site token broker in ${E
     return { page, close: () => context.close() };
   }
 
-  it('issue 14 item 4: the same page on the broker\'s site gets a token (the session cookie is sent)', async () => {
+  it('the same page on the broker\'s site gets a token (the session cookie is sent)', async () => {
     const { page, close } = await signedInPage(`http://127.0.0.1:${party.port}`);
     try {
       const outcome = await runOperation(page, 'bio-verify');
@@ -130,7 +130,7 @@ for (const engine of selectedEngines()) describe(`cross-site token broker in ${E
     }
   });
 
-  it('issue 14 item 4: on another site the browser withholds the cookie and the element fails with cookie-blocked, naming the fix', async () => {
+  it('on another site the browser withholds the cookie and the element fails with cookie-blocked, naming the fix', async () => {
     party.brokerCalls.length = 0;
     const { page, close } = await signedInPage(`http://localhost:${party.port}`);
     try {
@@ -151,7 +151,7 @@ for (const engine of selectedEngines()) describe(`cross-site token broker in ${E
     }
   });
 
-  it('issue 14 item 5: <bio-diagnostics> on the other site reads the token broker as blocked (cookie-blocked), the rest ok', async () => {
+  it('<bio-diagnostics> on the other site reads the token broker as blocked (cookie-blocked), the rest ok', async () => {
     const { page, close } = await signedInPage(`http://localhost:${party.port}`);
     try {
       const report = (await page.evaluate(() => document.querySelector('bio-diagnostics')!.start())) as string;

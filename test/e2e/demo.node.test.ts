@@ -89,7 +89,7 @@ for (const engine of selectedEngines()) describe(`demo pages in ${ENGINE_NAMES[e
     }
   });
 
-  it('issue 14 item 5: the diagnostics page: every row ok against the simulator, the capture image shown, a report without the token', async () => {
+  it('the diagnostics page: every row ok against the simulator, the capture image shown, a report without the token', async () => {
     const { context, page } = await h.signedIn('/diagnostics');
     try {
       await elementsReady(page);
@@ -291,7 +291,7 @@ for (const engine of selectedEngines()) describe(`demo pages in ${ENGINE_NAMES[e
     }
   });
 
-  it('issue 12 item 9: after sign-out the kiosk caches are cleared, and offline the signed-in kiosk page is not shown', async () => {
+  it('after sign-out the kiosk caches are cleared, and offline the signed-in kiosk page is not shown', async () => {
     const { context, page } = await h.signedIn('/kiosk/');
     try {
       await elementsReady(page);
@@ -325,7 +325,7 @@ for (const engine of selectedEngines()) describe(`demo pages in ${ENGINE_NAMES[e
     }
   });
 
-  it('issue 12 item 10: sign-out clears the page\'s broker tokens (clearBrokerTokens), so a restored page cannot reuse them', async () => {
+  it('sign-out clears the page\'s broker tokens (clearBrokerTokens), so a restored page cannot reuse them', async () => {
     const { context, page } = await h.signedIn('/plain');
     try {
       await elementsReady(page);

@@ -23,7 +23,7 @@ const PAGE = `<!doctype html>
   <button type="submit" id="approve">Approve</button>
 </form></body></html>`;
 
-for (const engine of selectedEngines()) describe(`issue 13 item 5: a blocked form submit in ${ENGINE_NAMES[engine]}`, function () {
+for (const engine of selectedEngines()) describe(`a blocked form submit in ${ENGINE_NAMES[engine]}`, function () {
   this.timeout(60_000);
   let server: Server;
   let origin: string;
@@ -50,7 +50,7 @@ for (const engine of selectedEngines()) describe(`issue 13 item 5: a blocked for
     await new Promise((resolve) => server?.close(resolve));
   });
 
-  it('issue 13 item 5: submit before a match is blocked, focus moves to the element\'s button, and the console stays empty', async () => {
+  it('submit before a match is blocked, focus moves to the element\'s button, and the console stays empty', async () => {
     const context = await browser.newContext();
     try {
       const page = await context.newPage();

@@ -117,7 +117,7 @@ describe('scripts/browsers.mjs: find, install on Debian as root, otherwise stop 
     assert.ok(ran.some((r) => r.startsWith('/usr/bin/sudo -n env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium')), ran.join('\n'));
   });
 
-  it('issue 16: root on Debian installs the WordPress stack (wordpress, its theme, php-mysql, mariadb-server) with the same apt-get call', () => {
+  it('root on Debian installs the WordPress stack (wordpress, its theme, php-mysql, mariadb-server) with the same apt-get call', () => {
     const { inputs, ran } = machine({ files: ALL, uid: 0, wordpress: false, installs: WORDPRESS_STACK });
     const found = ensure(inputs);
     assert.strictEqual(found.phpMysql, '/usr/lib/php/20220829/mysqli.so', 'a PHP extension only has to exist, in any API directory');
@@ -126,7 +126,7 @@ describe('scripts/browsers.mjs: find, install on Debian as root, otherwise stop 
     assert.match(ran[0]!, /exit 101/, 'MariaDB is installed with services kept from starting');
   });
 
-  it('issue 16: where nothing can be installed (no root, no sudo), the WordPress stack is not required: only its suite skips', () => {
+  it('where nothing can be installed (no root, no sudo), the WordPress stack is not required: only its suite skips', () => {
     const { inputs } = machine({ files: ALL, uid: 1000, wordpress: false });
     assert.deepStrictEqual(survey(inputs).missing, []);
   });
@@ -139,7 +139,7 @@ describe('scripts/browsers.mjs: find, install on Debian as root, otherwise stop 
     assert.strictEqual(found.xvfb, undefined);
   });
 
-  it('issue 14 item 3: PHP for the recipes comes from the same step: php-cli and php-curl installed with apt-get on Debian as root, curl.so found in any API-dated directory', () => {
+  it('PHP for the recipes comes from the same step: php-cli and php-curl installed with apt-get on Debian as root, curl.so found in any API-dated directory', () => {
     const { inputs, ran } = machine({
       files: ALL.filter((f) => !f.includes('php')),
       uid: 0,

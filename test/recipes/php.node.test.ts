@@ -133,14 +133,14 @@ async function quickStart(browser: Browser, pageUrl: string): Promise<Record<str
   }
 }
 
-describe('issue 14 item 3: recipe A, a token broker in plain PHP (docs/recipes/php/native)', () => {
+describe('recipe A, a token broker in plain PHP (docs/recipes/php/native)', () => {
   let php: Php;
   before(async () => {
     php = await startPhp(join(RECIPES, 'native'), { ...brokerEnv({ BIOID_ALLOWED_ORIGINS: CMS_ORIGIN }), ...pageEnv() }, scratch);
   });
   after(() => php?.close());
 
-  it('issue 14 item 3: the PHP broker passes bioid-broker check, every rule it can probe', async () => {
+  it('the PHP broker passes bioid-broker check, every rule it can probe', async () => {
     const cookie = await signIn(php, 'alice');
     const run = await runBin(['check', `${php.url}/token.php`, '--cookie', cookie, '--origin', CMS_ORIGIN]);
     assert.strictEqual(run.status, 0, run.stdout + run.stderr);
@@ -150,7 +150,7 @@ describe('issue 14 item 3: recipe A, a token broker in plain PHP (docs/recipes/p
     assert.notInclude(php.output(), CLIENT.clientSecret);
   });
 
-  it('issue 14 item 3: with a wrong client secret the PHP broker answers exactly 502 { error } (check --expect-502)', async () => {
+  it('with a wrong client secret the PHP broker answers exactly 502 { error } (check --expect-502)', async () => {
     const failing = await startPhp(join(RECIPES, 'native'), brokerEnv({ BIOID_CLIENT_SECRET: 'wrong-php-secret' }), mkdtempSync(join(scratch, 'bad-')));
     try {
       const run = await runBin(['check', `${failing.url}/token.php`, '--cookie', await signIn(failing, 'alice'), '--expect-502']);
@@ -162,7 +162,7 @@ describe('issue 14 item 3: recipe A, a token broker in plain PHP (docs/recipes/p
     }
   });
 
-  it('issue 14 item 3: the script-tag quick start reaches a verified match against the PHP broker in Chromium', async function () {
+  it('the script-tag quick start reaches a verified match against the PHP broker in Chromium', async function () {
     this.timeout(60_000);
     const result = await quickStart(await browser(), `${php.url}/index.php`);
     assert.strictEqual(result.match, true);
@@ -170,7 +170,7 @@ describe('issue 14 item 3: recipe A, a token broker in plain PHP (docs/recipes/p
   });
 });
 
-describe('issue 14 item 3: recipe B, a PHP app with bioid-broker serve beside it (docs/recipes/php/sidecar)', () => {
+describe('recipe B, a PHP app with bioid-broker serve beside it (docs/recipes/php/sidecar)', () => {
   let site: LocalServer;
   let php: Php;
   let sidecar: Sidecar;
@@ -198,21 +198,21 @@ describe('issue 14 item 3: recipe B, a PHP app with bioid-broker serve beside it
     await site?.close();
   });
 
-  it('issue 14 item 3: the sidecar gated by the PHP session check passes bioid-broker check', async () => {
+  it('the sidecar gated by the PHP session check passes bioid-broker check', async () => {
     const cookie = await signIn(php, 'alice');
     const run = await runBin(['check', `${site.url}/bioid/token`, '--cookie', cookie, '--origin', CMS_ORIGIN]);
     assert.strictEqual(run.status, 0, run.stdout + run.stderr);
     for (const rule of [1, 2, 3, 4, 5, 6, 7, 8, 9, 11]) assert.match(run.stdout, new RegExp(`pass  rule +${rule} `), `rule ${rule}`);
   });
 
-  it('issue 14 item 3: session-check.php answers 204 for a signed-in cookie and 401 otherwise', async () => {
+  it('session-check.php answers 204 for a signed-in cookie and 401 otherwise', async () => {
     const cookie = await signIn(php, 'bob');
     assert.strictEqual((await fetch(`${php.url}/session-check.php`, { headers: { Cookie: cookie } })).status, 204);
     assert.strictEqual((await fetch(`${php.url}/session-check.php`)).status, 401);
     assert.strictEqual((await fetch(`${php.url}/session-check.php`, { headers: { Cookie: 'PHPSESSID=forged0000000000000000000000' } })).status, 401);
   });
 
-  it('issue 14 item 3: the script-tag quick start reaches a verified match through the sidecar in Chromium', async function () {
+  it('the script-tag quick start reaches a verified match through the sidecar in Chromium', async function () {
     this.timeout(60_000);
     const result = await quickStart(await browser(), `${site.url}/index.php`);
     assert.strictEqual(result.match, true);

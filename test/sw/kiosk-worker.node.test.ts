@@ -123,7 +123,7 @@ describe('kiosk service worker', () => {
     assert.strictEqual(await fallback!.text(), 'cached /kiosk/offline');
   });
 
-  it('issue 12 item 9: the signed-in page is never stored: visited online, it is answered offline by the offline page, not by a copy of itself', async () => {
+  it('the signed-in page is never stored: visited online, it is answered offline by the offline page, not by a copy of itself', async () => {
     const sw = load(SCRIPT);
     await sw.dispatch('install', {});
     for (const path of ['/kiosk/', '/kiosk/?next=1', '/kiosk/offline']) {
@@ -135,7 +135,7 @@ describe('kiosk service worker', () => {
     assert.strictEqual(await page!.text(), 'cached /kiosk/offline');
   });
 
-  it('issue 12 item 9: caches cleared at sign-out are filled again after the next navigation that reaches the network', async () => {
+  it('caches cleared at sign-out are filled again after the next navigation that reaches the network', async () => {
     const sw = load(SCRIPT);
     await sw.dispatch('install', {});
     sw.caches.get('bioid-kiosk-v2')!.entries.clear(); // clearKioskCaches() at sign-out
@@ -177,7 +177,7 @@ describe('kiosk service worker', () => {
 });
 
 describe('clearKioskCaches (sign-out)', () => {
-  it('issue 12 item 9: deletes every version of the kiosk caches and nothing else', async () => {
+  it('deletes every version of the kiosk caches and nothing else', async () => {
     const names = new Set(['bioid-kiosk-v1', 'bioid-kiosk-v2', 'app-cache', 'my-kiosk-v1']);
     const g = globalThis as { caches?: unknown };
     g.caches = { keys: async () => [...names], delete: async (name: string) => names.delete(name) };

@@ -42,7 +42,7 @@ type Puppeteer = {
 /** The puppeteer page under the engines helper's page (Chromium: keyboard input and screenshots). */
 const raw = (page: Page) => (page as unknown as { page: Puppeteer }).page;
 
-describe('issue 16: the WordPress plugin in Debian\'s WordPress (Chromium)', function () {
+describe('the WordPress plugin in Debian\'s WordPress (Chromium)', function () {
   this.timeout(300_000);
   let dir: string;
   let sim: RunningSimulator;
@@ -114,13 +114,13 @@ describe('issue 16: the WordPress plugin in Debian\'s WordPress (Chromium)', fun
 
   const tagsOfBundle = () => JSON.parse(readFileSync(join(site.dir, 'site/wp-content/plugins/bioid/assets/elements.json'), 'utf8')).tags as Record<string, string[]>;
 
-  it('issue 16: the zip installs through WordPress\'s plugin upload code, with the bundle inside', async () => {
+  it('the zip installs through WordPress\'s plugin upload code, with the bundle inside', async () => {
     assert.strictEqual(await site.php("echo implode(',', get_option('active_plugins'));"), 'bioid/bioid.php');
     assert.ok(existsSync(join(site.dir, 'site/wp-content/plugins/bioid/assets/bioid-elements.js')));
     assert.includeMembers(Object.keys(tagsOfBundle()), ['bio-enroll', 'bio-verify', 'bio-search', 'bio-reader-status', 'bio-enrolled']);
   });
 
-  it('issue 16: the shortcode writes the element with the attributes a post may set; a mistake is a note for editors and a comment for visitors', async () => {
+  it('the shortcode writes the element with the attributes a post may set; a mistake is a note for editors and a comment for visitors', async () => {
     const render = (shortcode: string, user?: string) => site.php(`echo do_shortcode(${JSON.stringify(shortcode)});`, user);
     assert.strictEqual(
       await render('[bioid op="verify" subject-id="a&quot;b" name="v" required lang="de" middleware-url="https://evil.example"]', 'visitor'),
@@ -150,7 +150,7 @@ describe('issue 16: the WordPress plugin in Debian\'s WordPress (Chromium)', fun
     }
   });
 
-  it('issue 16: an administrator saves Settings > BioID; the secret is stored server-side, shown as "Set." and never printed back', async () => {
+  it('an administrator saves Settings > BioID; the secret is stored server-side, shown as "Set." and never printed back', async () => {
     const { page } = await as('admin', '/wp-admin/options-general.php?page=bioid');
     await page.fill('#bioid-middleware-url', sim.middleware.url);
     await page.fill('#bioid-integrator-id', CLIENT.clientId);
@@ -224,7 +224,7 @@ describe('issue 16: the WordPress plugin in Debian\'s WordPress (Chromium)', fun
     await site.php("delete_transient('bioid_client_token');"); // the broker's test counts its own exchange
   });
 
-  it('issue 16: the token broker (admin-ajax.php?action=bioid_token) follows the broker contract, gated by the WordPress login and the grant', async () => {
+  it('the token broker (admin-ajax.php?action=bioid_token) follows the broker contract, gated by the WordPress login and the grant', async () => {
     const { context } = await as('visitor', '/');
     const signedOut = await broker(undefined, { headers: { 'X-CSRF': '1' } });
     assert.strictEqual(signedOut.status, 401);
@@ -300,7 +300,7 @@ describe('issue 16: the WordPress plugin in Debian\'s WordPress (Chromium)', fun
     }
   });
 
-  it('issue 16: an Author inserts the verify block (subject id typed in the block sidebar) and the shortcode, and publishes; the post keeps them', async () => {
+  it('an Author inserts the verify block (subject id typed in the block sidebar) and the shortcode, and publishes; the post keeps them', async () => {
     assert.strictEqual(await site.php("echo user_can(get_user_by('login', 'author'), 'unfiltered_html') ? 'yes' : 'no';"), 'no', 'WordPress filters the Author\'s HTML');
     const { page } = await as('author', '/wp-admin/post-new.php');
     await page.waitForFunction(() => {
@@ -367,7 +367,7 @@ describe('issue 16: the WordPress plugin in Debian\'s WordPress (Chromium)', fun
     assert.notInclude(stored, CLIENT.clientSecret, 'the stored post contains no secret');
   });
 
-  it('issue 16: a signed-in visitor enrolls and reaches a verified match through the block and the shortcode; the server confirms each verification once', async () => {
+  it('a signed-in visitor enrolls and reaches a verified match through the block and the shortcode; the server confirms each verification once', async () => {
     assert.ok(postUrl, 'the Author published the post');
     const { page } = await as('visitor', new URL(postUrl).pathname + new URL(postUrl).search);
     await page.waitForFunction(() => ['bio-enroll', 'bio-verify'].every((t) => customElements.get(t)));
@@ -412,7 +412,7 @@ describe('issue 16: the WordPress plugin in Debian\'s WordPress (Chromium)', fun
     assert.strictEqual(old.code, 'verification-rejected');
   });
 
-  it('issue 16: a signed-out visitor gets session-expired, with a link to WordPress\'s sign-in page that leads back', async () => {
+  it('a signed-out visitor gets session-expired, with a link to WordPress\'s sign-in page that leads back', async () => {
     assert.ok(postUrl, 'the Author published the post');
     const { page } = await as(undefined, new URL(postUrl).pathname + new URL(postUrl).search);
     await page.waitForFunction(() => customElements.get('bio-verify'));
@@ -554,7 +554,7 @@ describe('issue 16: the WordPress plugin in Debian\'s WordPress (Chromium)', fun
     }
   });
 
-  it('issue 16: the plugin logged no PHP warning or notice', async () => {
+  it('the plugin logged no PHP warning or notice', async () => {
     const ours = site
       .debugLog()
       .split('\n')
