@@ -1,4 +1,4 @@
-// Reads bench/budgets.json, the one table of size ceilings (decisions.md): the size test of `npm test`
+// Reads bench/budgets.json, the one table of size ceilings: the size test of `npm test`
 // and `npm run bench` both take their numbers from here.
 import { readFileSync } from 'node:fs';
 

@@ -79,7 +79,7 @@ async function once(b, url) {
 export async function runStartup(shared) {
   const { root } = shared;
   const item = `time to all tags defined + first render (median of ${RUNS}), vs bare Lit`;
-  // decisions.md: the same page whatever the bundle defines (four tags), so figures compare across steps.
+  // The same page whatever the bundle defines (four tags), so figures compare across steps.
   const { defined, why } = await definedTags(shared, OUR_TAGS.filter((t) => t !== 'bio-enrolled'));
   if (why) return { rows: [notMeasured(SECTION, item, why, '≤ 1.3× bare Lit')] };
   const tags = [...defined];
@@ -114,7 +114,7 @@ export async function runStartup(shared) {
     };
     const figure = (key, field, floor = 'bare') =>
       `${ratioOf(key, field, floor).toFixed(2)}× (${fmt(stat(key, field), 1)} ms vs ${fmt(stat(floor, field), 1)} ms)`;
-    // The budget compares the same number of elements (decisions.md); one bare element is context.
+    // The budget compares the same number of elements; one bare element is context.
     const wall = atMost(ratioOf('ours', 'wall', 'bareN'), 1.3, '×');
     const cpu = atMost(ratioOf('ours', 'cpu', 'bareN'), 1.3, '×');
     return {

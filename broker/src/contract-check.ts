@@ -315,7 +315,7 @@ function checkSuccess(p: Probe, fail: (rule: number, note: string) => void): str
   }
   const { access_token: token, expires_in: expiresIn, middleware_url: middlewareUrl } = body;
   let ok = true;
-  // product.md 5: any legal header value, trimmed, without control characters.
+  // docs/wire-contract.md, "Tokens": any legal header value, trimmed, without control characters.
   if (typeof token !== 'string' || token.trim() === '' || token !== token.trim() || /[\u0000-\u001f\u007f]/.test(token)) {
     fail(8, `${p.label}: access_token is not a non-empty string usable as a header value`);
     ok = false;

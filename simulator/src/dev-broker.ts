@@ -1,6 +1,6 @@
 /**
  * The development token broker of `bioid-simulator`: a stand-in for the integrator's backend, so a page
- * with a pasted `<script>` tag runs against the simulator alone (decisions.md). It is the reference broker
+ * with a pasted `<script>` tag runs against the simulator alone (docs/simulator.md). It is the reference broker
  * (`createTokenBroker` of bioid-sdk, the very code an integrator deploys) behind a development sign-in:
  *
  * - GET /signin sets an `HttpOnly; SameSite=Lax` session cookie (a random id, kept in memory) and, with

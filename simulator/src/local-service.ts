@@ -1,6 +1,6 @@
 /**
  * The simulated local hardware service (the workstation's companion application), default port 18065:
- *  - GET /status, POST /test-capture: the wire contract of product.md section 3, called by the SDK;
+ *  - GET /status, POST /test-capture: the wire contract of docs/wire-contract.md, called by the SDK;
  *  - /sim/*: the simulator control API (finger on the sensor, plug/unplug, workstation online/offline),
  *    used by the demo pages' controls and by tests;
  *  - /link/*: the channel the simulated middleware's orchestrator dispatches captures over. A real

@@ -1,5 +1,5 @@
 /**
- * The simulated biometrics middleware (wire contract: product.md section 3).
+ * The simulated biometrics middleware (docs/wire-contract.md).
  *
  * - Every request needs `Authorization: Bearer <JWT>`, verified with jose against the IdP's JWKS:
  *   signature, issuer, audience `biometrics-middleware`, expiry. Otherwise 401 `{error, message}`.

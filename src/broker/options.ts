@@ -73,7 +73,7 @@ export interface TokenBrokerOptions {
   logger?: (message: string) => void;
   /**
    * The middleware these tokens are for. When set, every answer names it (`middleware_url`) and the SDK
-   * never sends the token to another origin (product.md 5), so injected markup cannot aim it elsewhere.
+   * never sends the token to another origin (docs/wire-contract.md, "Tokens"), so injected markup cannot aim it elsewhere.
    */
   middlewareUrl?: string;
   /**

@@ -17,7 +17,7 @@ export interface TokenSource {
   refresh(stale: string, signal?: AbortSignal): Promise<string>;
   /**
    * Called before `token` is sent to the middleware at `origin`: throws a config error when the token is
-   * bound to another middleware (product.md 5). Sources whose tokens serve one middleware need none.
+   * bound to another middleware (docs/wire-contract.md, "Tokens"). Sources whose tokens serve one middleware need none.
    */
   bind?(token: string, origin: string): void;
   /** Called when the middleware refused `token` again after a refresh: it is not handed out again. */

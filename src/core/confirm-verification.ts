@@ -1,5 +1,5 @@
 /**
- * Confirming a verification on the server (product.md 5). A `match: true` seen in a browser is never
+ * Confirming a verification on the server (docs/wire-contract.md, docs/core.md). A `match: true` seen in a browser is never
  * proof: anyone can post any id. The integrator's server asks the middleware, with its own token, for the
  * verification record, and accepts it only when it is the record of exactly that id, matched, names the
  * subject the server expects and is recent. Accepting each id once is the caller's store's job

@@ -37,7 +37,7 @@ export interface TestCaptureResult {
 
 const PEER = 'the local hardware service';
 
-/** A test capture answers with its image (product.md 3), so it may be larger than other answers. */
+/** A test capture answers with its image (docs/wire-contract.md), so it may be larger than other answers. */
 export const MAX_CAPTURE_BYTES = 8 << 20;
 
 export const unreachableAdvice =

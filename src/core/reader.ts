@@ -30,8 +30,8 @@ export interface DispatchTarget {
 }
 
 /**
- * Success bodies as the wire contract (product.md 3) describes them, passed through unchanged (tolerant
- * reader, product.md 5): the SDK checks only what it acts on (verify's `match`; search's `candidates`
+ * Success bodies as docs/wire-contract.md describes them, passed through unchanged (tolerant
+ * reader, docs/wire-contract.md): the SDK checks only what it acts on (verify's `match`; search's `candidates`
  * when present), so every other field is optional here, as it may be missing from a real middleware's
  * answer, and unknown extra fields survive.
  */

@@ -1,5 +1,5 @@
 /**
- * brokerTokenSource: the broker client in core (product.md 5, decisions.md "Core names and codes"),
+ * brokerTokenSource: the broker client in core (docs/core.md),
  * against a real HTTP server on loopback. Its failures are ReaderAuthErrors whose code tells
  * session-expired, cookie-blocked and broker-unavailable apart.
  */
@@ -10,7 +10,7 @@ import { rejectsWith } from '../support/expect-error.js';
 
 type Route = (req: IncomingMessage, res: ServerResponse) => void;
 
-describe('brokerTokenSource (spec 4.1; product.md 5)', () => {
+describe('brokerTokenSource (spec 4.1; docs/core.md)', () => {
   let server: Server;
   let base: string;
   let route: Route;

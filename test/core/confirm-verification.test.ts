@@ -36,14 +36,14 @@ function bioOver(answer: Handler, extra: Record<string, unknown> = {}) {
 const rejectedFor = (why: RegExp) => (e: unknown) =>
   e instanceof BioIDError && e.code === 'verification-rejected' && e.retryable === false && why.test(e.message) && !e.message.includes(TOKEN);
 
-describe('confirmVerification (product.md 5: confirming a verification on the server)', () => {
+describe('confirmVerification (docs/wire-contract.md: confirming a verification)', () => {
   let clock: FakeClock;
   beforeEach(() => {
     clock = installFakeDate(); // Date stands still unless a test moves it; timers stay real
   });
   afterEach(() => clock.uninstall());
 
-  it('product.md 5: GET {middlewareUrl}/verifications/{id} with the bearer token resolves to the record, extra fields passed through', async () => {
+  it('docs/wire-contract.md: GET {middlewareUrl}/verifications/{id} with the bearer token resolves to the record, extra fields passed through', async () => {
     const answer = record(1_000, { agentId: 'clerk-7', extra: { kept: true } });
     const { bio, net } = bioOver(() => json(answer), { integratorId: 'tenant-1' });
     const confirmed = await bio.confirmVerification(ID, { subjectId: 'alice' });
@@ -71,20 +71,20 @@ describe('confirmVerification (product.md 5: confirming a verification on the se
     assert.strictEqual(tokensIssued(), 2);
   });
 
-  it('product.md 5: an id the middleware does not know (404) is verification-rejected', async () => {
+  it('docs/wire-contract.md: an id the middleware does not know (404) is verification-rejected', async () => {
     const { bio } = bioOver(() => json({ error: 'unknown_verification', message: `no such id (token ${TOKEN}-1)` }, 404));
     const error = await rejectsWith(bio.confirmVerification(ID, { subjectId: 'alice' }), rejectedFor(/unknown id/));
     assert.strictEqual((error as BioIDError & { cause: BioIDError }).cause.code, 'not-found');
   });
 
-  it('product.md 5: a verification that did not match is rejected (false, missing, or a truthy non-boolean)', async () => {
+  it('docs/wire-contract.md: a verification that did not match is rejected (false, missing, or a truthy non-boolean)', async () => {
     for (const match of [false, undefined, 'true', 1]) {
       const { bio } = bioOver(() => json(record(1_000, { match })));
       await rejectsWith(bio.confirmVerification(ID, { subjectId: 'alice' }), rejectedFor(/no match/), String(match));
     }
   });
 
-  it('product.md 5: a verification of another subject is rejected, without naming that subject', async () => {
+  it('docs/wire-contract.md: a verification of another subject is rejected, without naming that subject', async () => {
     for (const subjectId of ['mallory', 'Alice', 'alice ', undefined]) {
       const { bio } = bioOver(() => json(record(1_000, { subjectId })));
       const error = await rejectsWith(bio.confirmVerification(ID, { subjectId: 'alice' }), rejectedFor(/another subject/), String(subjectId));
@@ -106,7 +106,7 @@ describe('confirmVerification (product.md 5: confirming a verification on the se
     }
   });
 
-  it('product.md 5: younger than maxAgeMs, 120000 by default: 120 s old passes, a millisecond more is rejected', async () => {
+  it('docs/wire-contract.md: younger than maxAgeMs, 120000 by default: 120 s old passes, a millisecond more is rejected', async () => {
     const answer = record(120_000); // one record: its createdAt stays while the clock moves
     const { bio } = bioOver(() => json(answer));
     assert.strictEqual((await bio.confirmVerification(ID, { subjectId: 'alice' })).match, true);

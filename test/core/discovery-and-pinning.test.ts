@@ -58,7 +58,7 @@ describe('discovery through the local hardware service (spec 4.3, 9.2)', () => {
       const net = standardNetwork().on('GET', `${LOCAL}/status`, () => payload.clone());
       await rejectsWith(readerOver(net).reader.target(), code('local-service', /unexpected payload/));
     }
-    // A connected device without a usable id cannot be named in a dispatch (decisions.md).
+    // A connected device without a usable id cannot be named in a dispatch (docs/wire-contract.md).
     const noId = standardNetwork().on('GET', `${LOCAL}/status`, () => json({ workstationId: 'ws', devices: [{ id: 'dev-1' }] }));
     await rejectsWith(readerOver(noId).reader.target(), code('local-service', /deviceId is not a non-empty string/));
     const failing = standardNetwork().on('GET', `${LOCAL}/status`, () => json({ error: 'driver crashed' }, 500));

@@ -153,7 +153,7 @@ describe('middleware calls (spec 4.4, 5.1, 7, 8)', () => {
     await rejectsWith(readerOver(wrongShape, PIN).reader.verify({ subjectId: 'a' }), code('bad-response', /verify answer/));
   });
 
-  it('product.md 5: search candidates and enrolled records pass through as sent (the elements render them as text)', async () => {
+  it('docs/wire-contract.md: search candidates and enrolled records pass through as sent (the elements render them as text)', async () => {
     const odd = { searchId: 's', candidates: [{ subjectId: { toString: 1 }, score: '0.9' }] };
     const candidates = standardNetwork().on('POST', `${MW}/orchestrator/search`, () => json(odd));
     assert.deepStrictEqual(await readerOver(candidates, PIN).reader.search(), odd as never);

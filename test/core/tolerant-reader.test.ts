@@ -1,5 +1,5 @@
 /**
- * product.md section 5, "Tolerant reader": against a real middleware whose payloads the spec does not
+ * docs/wire-contract.md, "Tolerant reader": against a real middleware whose payloads the spec does not
  * show, the core refuses only what it must act on, accepts any token that is a legal header value, reads
  * `null` pin ids as not supplied, and never turns a subject id into another path.
  */
@@ -11,7 +11,7 @@ import { rejectsWith, throwsError } from '../support/expect-error.js';
 
 const PIN = { workstationId: 'ws-7', deviceId: 'dev-1' };
 
-describe('tolerant reader (product.md 5)', () => {
+describe('tolerant reader (docs/wire-contract.md)', () => {
   it('a verify without verificationId, an enroll without enrollmentId and a search without searchId are results', async () => {
     const net = standardNetwork()
       .on('POST', `${MW}/orchestrator/verify`, () => json({ match: true }))
@@ -80,7 +80,7 @@ describe('tolerant reader (product.md 5)', () => {
     assert.deepStrictEqual(await reader.target(), { workstationId: 'ws-9', deviceId: 'dev-2' });
   });
 
-  it('decisions.md: a dispatch id from the local service must be a non-empty printable string of at most 256 characters', async () => {
+  it('a dispatch id from the local service must be a non-empty printable string of at most 256 characters', async () => {
     for (const deviceId of ['', 'x'.repeat(257), 'a\nb', 42]) {
       const net = standardNetwork().on('GET', `${LOCAL}/status`, () => json({ workstationId: 'ws-9', devices: [{ deviceId, connected: true }] }));
       const { reader } = readerOver(net);
@@ -105,7 +105,7 @@ describe('tolerant reader (product.md 5)', () => {
   });
 });
 
-describe('token alphabet (product.md 5)', () => {
+describe('token alphabet (docs/wire-contract.md, "Tokens")', () => {
   for (const token of ['1|abcdef', 'a=b', 'abc%3D', 'opaque token with spaces']) {
     it(`a token such as ${JSON.stringify(token)} is sent as it is`, async () => {
       const net = standardNetwork();

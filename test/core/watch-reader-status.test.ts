@@ -1,6 +1,6 @@
 /**
  * watchReaderStatus: the reader status without a middleware or a token, one page-wide poller per local
- * service (decisions.md, "Status"). Timers are fake: counts are exact.
+ * service (docs/core.md, "The reader"). Timers are fake: counts are exact.
  */
 import { assert } from 'chai';
 import { createFingerprintReader, watchReaderStatus, type ReaderStatus } from '../../src/index.js';
@@ -11,7 +11,7 @@ import { installFakeClock, type FakeClock } from '../support/fake-clock.js';
 const LOCAL = 'http://127.0.0.1:18099';
 const realFetch = globalThis.fetch;
 
-describe('watchReaderStatus (spec 9.2, 9.3; decisions.md "Status")', () => {
+describe('watchReaderStatus (spec 9.2, 9.3)', () => {
   let clock: FakeClock;
   let net: ReturnType<typeof fakeNetwork>;
 

@@ -156,7 +156,7 @@ describe('simulator: middleware, workstation and local service against a real Id
     assert.deepStrictEqual(records.records.map((r) => r.enrollmentId), [enrollment.enrollmentId]);
   });
 
-  it('product.md 5: GET /verifications/{id} answers the whole record; 401 without a valid token; 404 when unknown or another tenant\'s', async () => {
+  it('docs/wire-contract.md: GET /verifications/{id} answers the whole record; 401 without a valid token; 404 when unknown or another tenant\'s', async () => {
     await sim$('finger', { finger: 'finger-a' });
     assert.strictEqual((await mw('orchestrator/enroll', { body: { ...target(), subjectId: 'vera' } })).status, 200);
     const before = Date.now();
@@ -177,7 +177,7 @@ describe('simulator: middleware, workstation and local service against a real Id
     assert.strictEqual(((await unknown.json()) as { error: string }).error, 'unknown_verification');
   });
 
-  it('product.md 5: bio.confirmVerification against the simulator accepts a fresh match of its subject and rejects the rest', async () => {
+  it('docs/core.md: bio.confirmVerification against the simulator accepts a fresh match of its subject and rejects the rest', async () => {
     const bio = new BioID({
       middlewareUrl: sim.middleware.url,
       integratorId: CLIENT.clientId,

@@ -1,5 +1,5 @@
 /**
- * Cross-site, said plainly (issue 14 item 4, product.md 5), in Chromium, Firefox and WebKit through
+ * Cross-site, said plainly (docs/broker-contract.md rule 5), in Chromium, Firefox and WebKit through
  * scripts/engines.mjs: a page on `localhost` whose token broker is on `127.0.0.1` (another site) while
  * the user is signed in there. The browser withholds the broker's SameSite=Lax session cookie from the
  * page's cross-site fetch; the broker, seeing `Sec-Fetch-Site: cross-site` and no Cookie, answers 401
@@ -7,7 +7,7 @@
  * the fix, where they used to say "Your session has ended". `<bio-diagnostics>` on that page reads the
  * token broker as blocked. The same page served from the broker's own site gets its token.
  * One node:http server on 127.0.0.1 port 0 is every party: the page (reached as localhost or as
- * 127.0.0.1), the broker (with the minimal rule of product.md 5 and CORS for both page origins), and a
+ * 127.0.0.1), the broker (with the minimal rule of docs/broker-contract.md and CORS for both page origins), and a
  * fake middleware. Needs `npm run build` first (npm test builds).
  */
 import { assert } from 'chai';

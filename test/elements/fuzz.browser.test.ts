@@ -321,7 +321,7 @@ describe('hostile JSON found by fuzzing (regressions)', () => {
   };
   for (const [tag, method, url, hostile, markup] of cases) {
     it(`fuzz regression: <${tag}> answered values without a usable toString (JSON {"toString": 1}) → a result rendered safely, no crash`, async () => {
-      // Tolerant reader (product.md 5): the core passes these fields through; the element renders them as text.
+      // Tolerant reader (docs/wire-contract.md): the core passes these fields through; the element renders them as text.
       installNetwork((n) => n.on(method, url, () => json(hostile)));
       const el = mount(tag);
       try {

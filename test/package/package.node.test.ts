@@ -1,6 +1,6 @@
 /**
  * Issue 13, the integrator's first hour: the package as an integrator gets it. Each package is packed
- * from a copy of the tree (decisions.md: packing never touches the dist/ other tests read) with the dist/
+ * from a copy of the tree (packing never touches the dist/ other tests read) with the dist/
  * that `npm run build` made (npm test builds first; prepack would only build it again), installed from
  * its tarball into an empty temporary project, and used from there: Node's resolver for the entry points,
  * TypeScript for a React 19 TSX app and a Vue 3 usage (test/package/consumer/).

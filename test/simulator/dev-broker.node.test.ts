@@ -1,5 +1,5 @@
 /**
- * The development token broker of bioid-simulator (decisions.md: a dev sign-in cookie and /token, so the
+ * The development token broker of bioid-simulator (docs/simulator.md: a dev sign-in cookie and /token, so the
  * script-tag quick start runs against the simulator alone): bioid-sdk's broker behind a development
  * session, open to loopback pages only, against the simulator's real IdP.
  */
@@ -30,7 +30,7 @@ describe('simulator: development token broker', () => {
   };
   const token = (headers: Record<string, string>) => fetch(broker.tokenEndpoint, { headers });
 
-  it('decisions.md: /token is gated by the dev sign-in: 401 without it, 403 without X-CSRF, with it a token that names its middleware', async () => {
+  it('/token is gated by the dev sign-in: 401 without it, 403 without X-CSRF, with it a token that names its middleware', async () => {
     assert.strictEqual((await token({ 'X-CSRF': '1' })).status, 401);
     assert.strictEqual((await token({ 'X-CSRF': '1', Cookie: 'bioid_simulator_session=forged' })).status, 401);
     const { cookie } = await signIn();

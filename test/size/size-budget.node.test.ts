@@ -1,6 +1,6 @@
 /**
  * The built script-tag bundle and the core entry stay within their gzip ceilings, read from
- * bench/budgets.json (the one table, decisions.md), so a size regression fails `npm test` (which builds
+ * bench/budgets.json (the one table), so a size regression fails `npm test` (which builds
  * first). Nothing is built to disk here: the bundle is read as built, and the core entry (dist/index.js and
  * its chunks) is minified in memory with the terser options of rollup.config.mjs, as `npm run bench` does.
  * Sizes only; timings are never asserted.

@@ -1,6 +1,6 @@
 /**
  * This repository's packages as an integrator gets them: packed from a copy of the tree (so a `prepack`
- * never empties the `dist/` that other tests read; decisions.md) and installed from the tarballs into an
+ * never empties the `dist/` that other tests read) and installed from the tarballs into an
  * empty project, without the network.
  *
  * Offline, npm needs each dependency's tarball (its cache has them, since this repository installed

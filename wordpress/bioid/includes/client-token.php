@@ -133,7 +133,7 @@ function bioid_exchange_client_credentials() {
 			'body'        => $form,
 			'headers'     => array( 'Accept' => 'application/json' ),
 			'timeout'     => 10,
-			'redirection' => 0, // A redirect answered by an IdP is never followed (decisions.md).
+			'redirection' => 0, // A redirect answered by an IdP is never followed (docs/wire-contract.md).
 			// A token answer is small; a hostile or broken IdP cannot make PHP hold more than this.
 			'limit_response_size' => BIOID_MAX_RESPONSE_BYTES,
 		)
@@ -149,7 +149,7 @@ function bioid_exchange_client_credentials() {
 	}
 	$body  = json_decode( wp_remote_retrieve_body( $reply ), true );
 	$token = is_array( $body ) && isset( $body['access_token'] ) && is_string( $body['access_token'] ) ? trim( $body['access_token'] ) : '';
-	// Any legal HTTP header value is a token (product.md section 5); control characters are not.
+	// Any legal HTTP header value is a token (docs/wire-contract.md, "Tokens"); control characters are not.
 	if ( '' === $token || ! preg_match( '/^[\x20-\x7E\x80-\xFF]+$/', $token ) ) {
 		/* translators: %s: token endpoint */
 		return new WP_Error( 'auth', sprintf( __( 'The identity provider at %s answered without a usable access_token.', 'bioid' ), $endpoint ) );

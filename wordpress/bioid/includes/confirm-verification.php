@@ -1,6 +1,6 @@
 <?php
 /**
- * Confirming a verification on the server (product.md section 5), for forms. A `match: true` seen in a
+ * Confirming a verification on the server (docs/wire-contract.md), for forms. A `match: true` seen in a
  * browser is never proof: anyone can post any id. The server asks the middleware, with the site's own
  * client token, for GET {middlewareUrl}/verifications/{id}, and accepts the record only when it exists,
  * matched, names the subject the server expects and is younger than $max_age seconds; then it spends the

@@ -1,6 +1,6 @@
 <?php
 /**
- * The site's server-side calls to the middleware (product.md section 3), with its own client token.
+ * The site's server-side calls to the middleware (docs/wire-contract.md), with its own client token.
  *
  * @package bioid
  */
