@@ -4,7 +4,9 @@
 //  c) core reader, 50 concurrent 401s → refreshes;
 //  d) 5 minutes of simulated time (fake timers: Date and setTimeout), tokens of 60 s from the core's
 //     idpClientCredentials exchange, one operation every 500 ms → 401s from a middleware that rejects
-//     expired tokens (proactive refresh means there should be none).
+//     expired tokens (proactive refresh means there should be none);
+//  e) the first click in Chromium: broker calls while nobody approaches, requests between the click and
+//     the dispatch after a hover, click-to-dispatch time against a bare fetch.
 import FakeTimers from '@sinonjs/fake-timers';
 import { browser, definedTags, sendJson, startServer, waitFor } from './browser.mjs';
 import { fmt, notMeasured, row } from './report.mjs';
@@ -178,6 +180,73 @@ async function elementsEconomy(shared) {
   }
 }
 
+/**
+ * e) The first click (docs/performance.md): one <bio-verify> on a page. A page nobody approaches for
+ * 3 s calls the broker 0 times; after a hover (the first sign of intent) the click sends only the
+ * dispatch: requests the page starts between the click and the dispatch, counted by Playwright (the
+ * status watch's own polls are not the click's and are left out); and the time from the click to the
+ * dispatch's start against a bare fetch's round trip to the same server, both from the page's resource
+ * timing.
+ */
+async function firstClick(shared) {
+  const { defined, why } = await definedTags(shared, ['bio-verify']);
+  if (defined.length === 0) return { why };
+  let brokerCalls = 0;
+  const server = await startServer(shared.root, {
+    pages: {
+      '/': `<!doctype html><html lang="en"><body>
+        <bio-verify middleware-url="/mw" token-endpoint="/token" local-service-url="/ls" subject-id="alice"></bio-verify>
+        <script src="/dist/bioid-elements.js"></script></body></html>`,
+    },
+    routes: {
+      'GET /token': (_req, res) => {
+        brokerCalls += 1;
+        sendJson(res, 200, { access_token: 'bench-token-1', expires_in: 300 });
+      },
+      'GET /ping': (_req, res) => sendJson(res, 200, {}),
+      'GET /ls/status': (_req, res) => sendJson(res, 200, { workstationId: 'ws-1', devices: [{ deviceId: 'reader-1', connected: true }] }),
+      'POST /mw/orchestrator/verify': (req, res) => {
+        req.resume();
+        req.on('end', () => sendJson(res, 200, verified('alice')));
+      },
+    },
+  });
+  const page = await (await browser(shared)).newPage();
+  try {
+    await page.goto(`${server.origin}/`);
+    await waitFor(page, () => customElements.get('bio-verify'), undefined, 5000);
+    await page.waitForTimeout(3000);
+    const untouched = brokerCalls;
+    await page.hover('bio-verify');
+    await page.waitForTimeout(500); // the warm-up's token round trip, many times over
+    const started = [];
+    page.on('request', (r) => !r.url().endsWith('/ls/status') && started.push(r.url()));
+    await page.evaluate(() => {
+      window.__clickedAt = undefined;
+      document.addEventListener('click', () => (window.__clickedAt ??= performance.now()), { capture: true });
+    });
+    const result = page.evaluate(() => new Promise((resolve) => document.querySelector('bio-verify').addEventListener('bio-result', () => resolve(true), { once: true })));
+    await page.click('bio-verify');
+    await result;
+    const upToDispatch = started.slice(0, started.findIndex((url) => url.endsWith('/orchestrator/verify')) + 1);
+    const timing = await page.evaluate(async () => {
+      const dispatch = performance.getEntriesByType('resource').find((e) => e.name.endsWith('/orchestrator/verify'));
+      const rtts = [];
+      for (let i = 0; i < 5; i++) {
+        const t0 = performance.now();
+        await (await fetch('/ping', { cache: 'no-store' })).json();
+        rtts.push(performance.now() - t0);
+      }
+      rtts.sort((a, b) => a - b);
+      return { clickToDispatch: dispatch.startTime - window.__clickedAt, rtt: rtts[2] };
+    });
+    return { untouched, requests: upToDispatch.length, paths: upToDispatch.map((u) => new URL(u).pathname), ...timing };
+  } finally {
+    await page.close();
+    await server.close();
+  }
+}
+
 export async function runTokens(shared) {
   const rows = [];
   const eq1 = (n) => (n === 1 ? 'pass' : 'MISS');
@@ -218,6 +287,21 @@ export async function runTokens(shared) {
     }
   } catch (error) {
     elementRows.push(notMeasured(SECTION, 'broker calls: 3 elements × 20 operations', `failed (${error instanceof Error ? error.message.split('\n')[0] : error})`, '= 1'));
+  }
+
+  try {
+    const f = await firstClick(shared);
+    if (f.why) {
+      elementRows.push(notMeasured(SECTION, 'the first click (Chromium)', f.why));
+    } else {
+      elementRows.push(
+        row(SECTION, 'broker calls: a page with <bio-verify> that nobody approaches, 3 s (Chromium)', fmt(f.untouched), '= 0', f.untouched === 0 ? 'pass' : 'MISS', 'the token is asked for on the first sign of intent only'),
+        row(SECTION, 'requests from the click to the dispatch, after a hover (Chromium)', fmt(f.requests), '= 1', f.requests === 1 ? 'pass' : 'MISS', `the dispatch alone: ${f.paths.join(', ') || 'none'}`),
+        row(SECTION, 'click to the dispatch\'s start vs a bare fetch round trip to the same server (ms)', `${f.clickToDispatch.toFixed(1)} vs ${f.rtt.toFixed(1)}`, '', '—', 'resource timing in the page; median of 5 bare fetches'),
+      );
+    }
+  } catch (error) {
+    elementRows.push(notMeasured(SECTION, 'the first click (Chromium)', `failed (${error instanceof Error ? error.message.split('\n')[0] : error})`));
   }
 
   rows.unshift(...elementRows);
