@@ -47,6 +47,45 @@ export default {
         ctx.set('Location', `${secondOrigin}/login?return=%2Ftoken`);
         return undefined;
       }
+      // The script and the files it loads on use, as a site or a CDN serves them (test/elements/script-parts.browser.test.ts):
+      // /__test/parts/<way>/<file> is dist/<file>; `slow` holds bioid-diagnostics.js back 300 ms, `cdn` adds the
+      // Access-Control-Allow-Origin: * of jsDelivr and unpkg, `missing` has no bioid-diagnostics.js (404).
+      const part = /^\/__test\/parts\/(same|slow|cdn|missing)\/(bioid-[\w-]+\.js)$/.exec(ctx.path);
+      if (part) {
+        const [, way, file] = part;
+        const diagnostics = file === 'bioid-diagnostics.js';
+        if (way === 'missing' && diagnostics) {
+          ctx.status = 404;
+          ctx.body = 'not found';
+          return undefined;
+        }
+        if (way === 'cdn') ctx.set('Access-Control-Allow-Origin', '*');
+        ctx.path = `/dist/${file}`;
+        return way === 'slow' && diagnostics ? new Promise((resolve) => setTimeout(resolve, 300)).then(next) : next();
+      }
+      // A page of the script under a Content-Security-Policy header, as docs/cms.md shows it.
+      if (ctx.path === '/__test/parts/page') {
+        const way = ctx.query.way ?? 'same';
+        // With a CMS's ?ver=, which the files it loads carry too.
+        const script = `${way === 'cdn' ? secondOrigin : ''}/__test/parts/${way}/bioid-elements.js?ver=0.1.0`;
+        const csp = {
+          none: undefined,
+          nonce: "script-src 'nonce-parts-n0nce' 'strict-dynamic'; object-src 'none'; base-uri 'none'",
+          self: "script-src 'self'; object-src 'none'",
+          'trusted-types': "script-src 'self'; require-trusted-types-for 'script'",
+          cdn: `script-src 'self' ${secondOrigin}`,
+        }[ctx.query.csp ?? 'none'];
+        if (csp) ctx.set('Content-Security-Policy', csp);
+        ctx.type = 'html';
+        ctx.body = `<!doctype html><html lang="en"><head><meta charset="utf-8">
+<script nonce="parts-n0nce" src="/test/elements/script-parts-page.js"></script>
+<script nonce="parts-n0nce" src="${script}"></script>
+</head><body>
+<bio-reader-status local-service-url="/__test/none"></bio-reader-status>
+<bio-diagnostics local-service-url="/__test/none" token-endpoint="/__test/none" middleware-url="/__test/none"></bio-diagnostics>
+</body></html>`;
+        return undefined;
+      }
       return next();
     },
   ],
