@@ -71,6 +71,7 @@ export default {
         const csp = {
           none: undefined,
           nonce: "script-src 'nonce-parts-n0nce' 'strict-dynamic'; object-src 'none'; base-uri 'none'",
+          'nonce-only': "script-src 'nonce-parts-n0nce'; object-src 'none'",
           self: "script-src 'self'; object-src 'none'",
           'trusted-types': "script-src 'self'; require-trusted-types-for 'script'",
           cdn: `script-src 'self' ${secondOrigin}`,

@@ -66,6 +66,10 @@ describe('<bio-diagnostics> loads its code from next to the script', function ()
     await expectChecksRan(await page('same', 'nonce'), `${location.origin}/__test/parts/same/bioid-diagnostics.js?ver=0.1.0`);
   });
 
+  it('CSP with a nonce alone (no host, no \'strict-dynamic\'): the import carries the script\'s nonce', async () => {
+    await expectChecksRan(await page('same', 'nonce-only'), `${location.origin}/__test/parts/same/bioid-diagnostics.js?ver=0.1.0`);
+  });
+
   it("CSP script-src 'self': the file loads without a violation", async () => {
     await expectChecksRan(await page('same', 'self'), `${location.origin}/__test/parts/same/bioid-diagnostics.js?ver=0.1.0`);
   });
