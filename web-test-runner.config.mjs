@@ -2,6 +2,7 @@
 // browser-only tests (*.browser.test.ts). Node-only tests (*.node.test.ts) are excluded.
 // Every test file uses mocha's globals (describe, it, before, after…); runtime-neutral tests import
 // chai's assert from 'chai', browser-only tests use @open-wc/testing (chai's expect/assert, fixture).
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { esbuildPlugin } from '@web/dev-server-esbuild';
@@ -49,14 +50,20 @@ export default {
       }
       // The script and the files it loads on use, as a site or a CDN serves them (test/elements/script-parts.browser.test.ts):
       // /__test/parts/<way>/<file> is dist/<file>; `slow` holds bioid-diagnostics.js back 300 ms, `cdn` adds the
-      // Access-Control-Allow-Origin: * of jsDelivr and unpkg, `missing` has no bioid-diagnostics.js (404).
-      const part = /^\/__test\/parts\/(same|slow|cdn|missing)\/(bioid-[\w-]+\.js)$/.exec(ctx.path);
+      // Access-Control-Allow-Origin: * of jsDelivr and unpkg, `missing` has no bioid-diagnostics.js (404), `stale`
+      // has one from another build (a cached file of the version before).
+      const part = /^\/__test\/parts\/(same|slow|cdn|missing|stale)\/(bioid-[\w-]+\.js)$/.exec(ctx.path);
       if (part) {
         const [, way, file] = part;
         const diagnostics = file === 'bioid-diagnostics.js';
         if (way === 'missing' && diagnostics) {
           ctx.status = 404;
           ctx.body = 'not found';
+          return undefined;
+        }
+        if (way === 'stale' && diagnostics) {
+          ctx.type = 'js';
+          ctx.body = readFileSync('dist/bioid-diagnostics.js', 'utf8').replace(/"bioid-build:[0-9a-f]+"/g, '"bioid-build:000000000000"');
           return undefined;
         }
         if (way === 'cdn') ctx.set('Access-Control-Allow-Origin', '*');

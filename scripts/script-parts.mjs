@@ -6,7 +6,9 @@
 //    `import('./bioid-<part>.js')` becomes `loadRarePart('./bioid-<part>.js', kit)`;
 //  - each part stays an ES module whose default export receives the kit and returns the part's exports.
 // The kit holds values: an exported binding the script reassigns later would go stale in a part, so the
-// build fails on one (none is today).
+// build fails on one (none is today). The kit also carries the build's id, which each part checks: a part
+// from another build (a cached file of the version before) would read the wrong bindings, so it refuses.
+import { createHash } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import MagicString from 'magic-string';
 
@@ -66,13 +68,21 @@ function assertConstant(ast, locals, chunkName) {
 const key = (name) => (/^[A-Za-z_$][\w$]*$/.test(name) ? name : JSON.stringify(name));
 
 export function scriptParts() {
+  let build = '';
   return {
     name: 'script-parts',
+    renderStart() {
+      // The same source gives the same id; any change in any module gives another.
+      const hash = createHash('sha256');
+      for (const id of [...this.getModuleIds()].sort()) hash.update(`${id}\0${this.getModuleInfo(id)?.code ?? ''}\0`);
+      build = `bioid-build:${hash.digest('hex').slice(0, 12)}`;
+    },
     renderChunk(code, chunk) {
       const ast = this.parse(code);
       const ms = new MagicString(code);
       if (chunk.isEntry) {
         const exported = takeExports(ast, ms, chunk.fileName);
+        if ('build' in exported) throw new Error(`script-parts: ${chunk.fileName} exports a binding named build, the kit's own key`);
         const loader = exported[LOADER];
         if (!loader) throw new Error(`script-parts: ${chunk.fileName} must export ${LOADER} (src/bundle.ts)`);
         assertConstant(ast, new Set(Object.values(exported)), chunk.fileName);
@@ -90,7 +100,7 @@ export function scriptParts() {
         walk(ast);
         const kit = Object.entries(exported).map(([name, local]) => (name === local ? name : `${key(name)}: ${local}`));
         ms.prepend("(function () {\n'use strict';\n");
-        ms.append(`\nconst ${KIT} = { ${kit.join(', ')} };\n})();\n`);
+        ms.append(`\nconst ${KIT} = { ${kit.join(', ')}, build: ${JSON.stringify(build)} };\n})();\n`);
       } else {
         const bindings = [];
         const namespaces = [];
@@ -106,7 +116,8 @@ export function scriptParts() {
         const exported = takeExports(ast, ms, chunk.fileName);
         const result = Object.entries(exported).map(([name, local]) => `${key(name)}: ${local}`);
         const imports = [bindings.length ? `const { ${bindings.join(', ')} } = ${KIT};` : '', ...namespaces];
-        ms.prepend(`export default (${KIT}) => {\n${imports.join('\n')}\n`);
+        const check = `if (${KIT}.build !== ${JSON.stringify(build)}) throw new Error(${JSON.stringify(`${chunk.fileName} is from another build than the script that loads it`)});`;
+        ms.prepend(`export default (${KIT}) => {\n${check}\n${imports.join('\n')}\n`);
         ms.append(`\nreturn { ${result.join(', ')} };\n};\n`);
       }
       return { code: ms.toString(), map: ms.generateMap({ hires: true }) };

@@ -45,6 +45,12 @@ async function expectChecksRan(win: PageWindow, chunkUrl: string): Promise<void>
   expect(win.__seen.bioErrors.filter((e) => e.tag === 'bio-diagnostics')).to.deep.equal([]);
 }
 
+/** The bio-error of <bio-diagnostics> on the page, once fired. */
+async function diagnosticsError(win: PageWindow) {
+  await waitUntil(() => win.__seen.bioErrors.some((e) => e.tag === 'bio-diagnostics'), 'no bio-error');
+  return win.__seen.bioErrors.find((e) => e.tag === 'bio-diagnostics')!;
+}
+
 describe('<bio-diagnostics> loads its code from next to the script', function () {
   this.timeout(20000);
   afterEach(() => frames.splice(0).forEach((frame) => frame.remove()));
@@ -88,8 +94,7 @@ describe('<bio-diagnostics> loads its code from next to the script', function ()
   it('a missing file (404): bio-error config naming its URL and the fix, shown in the element; the other elements work', async () => {
     const win = await page('missing', 'self');
     const url = `${location.origin}/__test/parts/missing/bioid-diagnostics.js?ver=0.1.0`;
-    await waitUntil(() => win.__seen.bioErrors.some((e) => e.tag === 'bio-diagnostics'), 'no bio-error');
-    const [error] = win.__seen.bioErrors.filter((e) => e.tag === 'bio-diagnostics');
+    const error = await diagnosticsError(win);
     expect(error).to.include({ operation: 'diagnostics', code: 'config', retryable: false });
     expect(error!.message).to.contain(url).and.contain("next to it");
     const root = shadow(win, 'bio-diagnostics');
@@ -104,5 +109,13 @@ describe('<bio-diagnostics> loads its code from next to the script', function ()
     await waitUntil(() => shadow(win, 'bio-reader-status')?.querySelector('[part="state"]'), 'bio-reader-status did not render');
     expect(win.__seen.errors, 'page errors').to.deep.equal([]);
     expect(win.__seen.violations, 'CSP violations').to.deep.equal([]);
+  });
+
+  it('a file from another build (a cached copy of the version before) is refused as config, not run', async () => {
+    const win = await page('stale', 'self');
+    const error = await diagnosticsError(win);
+    expect(error).to.include({ operation: 'diagnostics', code: 'config' });
+    expect(error.message).to.contain('/__test/parts/stale/bioid-diagnostics.js').and.contain('from another build');
+    expect(win.__seen.errors, 'page errors').to.deep.equal([]);
   });
 });
