@@ -1,14 +1,16 @@
 // Two builds from one source tree:
 //  1. ESM entry points for bundlers and Node (`bioid-sdk`, `/elements`, `/elements/<tag>.js`, `/broker`, `/sw`) with .d.ts,
 //     dependencies left external so an app dedupes lit and workbox-window.
-//  2. The script-tag bundle `dist/bioid-elements.js`: a classic IIFE script, everything inlined and
-//     minified, for pages that cannot use modules or import maps.
+//  2. The script-tag bundle `dist/bioid-elements.js`: a classic IIFE script, minified, for pages that cannot
+//     use modules or import maps; code a page needs only when a rare tag appears sits in files next to it
+//     that it loads on use (`dist/bioid-<part>.js`, scripts/script-parts.mjs).
 import typescript from '@rollup/plugin-typescript';
 import resolve from '@rollup/plugin-node-resolve';
 import terser from '@rollup/plugin-terser';
 import { builtinModules } from 'node:module';
 import { readdirSync, rmSync } from 'node:fs';
 import { minifyTemplates } from './scripts/minify-templates.mjs';
+import { scriptParts } from './scripts/script-parts.mjs';
 
 // Chunk names carry hashes: start from an empty dist/ so no stale chunk is ever published.
 rmSync('dist', { recursive: true, force: true });
@@ -57,9 +59,15 @@ export default [
   },
   {
     input: 'src/bundle.ts',
+    // ES modules with code splitting, made a classic script and its parts by scriptParts(); the entry chunk
+    // keeps its own exports and adds those the parts import (no facade chunk).
+    preserveEntrySignatures: 'allow-extension',
     output: {
-      file: 'dist/bioid-elements.js',
-      format: 'iife',
+      dir: 'dist',
+      format: 'es',
+      entryFileNames: 'bioid-elements.js',
+      // Each file a part: bioid-diagnostics.js is src/elements/diagnostics.ts and what only it uses.
+      chunkFileNames: 'bioid-[name].js',
       sourcemap: true,
     },
     plugins: [
@@ -72,6 +80,7 @@ export default [
         sourceMap: true,
       }),
       minifyTemplates(),
+      scriptParts(),
       terser(terserOptions),
     ],
   },

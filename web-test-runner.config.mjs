@@ -2,6 +2,7 @@
 // browser-only tests (*.browser.test.ts). Node-only tests (*.node.test.ts) are excluded.
 // Every test file uses mocha's globals (describe, it, before, after…); runtime-neutral tests import
 // chai's assert from 'chai', browser-only tests use @open-wc/testing (chai's expect/assert, fixture).
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { esbuildPlugin } from '@web/dev-server-esbuild';
@@ -46,6 +47,52 @@ export default {
       if (ctx.path === '/__test/token-behind-login') {
         ctx.status = 302;
         ctx.set('Location', `${secondOrigin}/login?return=%2Ftoken`);
+        return undefined;
+      }
+      // The script and the files it loads on use, as a site or a CDN serves them (test/elements/script-parts.browser.test.ts):
+      // /__test/parts/<way>/<file> is dist/<file>; `slow` holds bioid-diagnostics.js back 300 ms, `cdn` adds the
+      // Access-Control-Allow-Origin: * of jsDelivr and unpkg, `missing` has no bioid-diagnostics.js (404), `stale`
+      // has one from another build (a cached file of the version before).
+      const part = /^\/__test\/parts\/(same|slow|cdn|missing|stale)\/(bioid-[\w-]+\.js)$/.exec(ctx.path);
+      if (part) {
+        const [, way, file] = part;
+        const diagnostics = file === 'bioid-diagnostics.js';
+        if (way === 'missing' && diagnostics) {
+          ctx.status = 404;
+          ctx.body = 'not found';
+          return undefined;
+        }
+        if (way === 'stale' && diagnostics) {
+          ctx.type = 'js';
+          ctx.body = readFileSync('dist/bioid-diagnostics.js', 'utf8').replace(/"bioid-build:[0-9a-f]+"/g, '"bioid-build:000000000000"');
+          return undefined;
+        }
+        if (way === 'cdn') ctx.set('Access-Control-Allow-Origin', '*');
+        ctx.path = `/dist/${file}`;
+        return way === 'slow' && diagnostics ? new Promise((resolve) => setTimeout(resolve, 300)).then(next) : next();
+      }
+      // A page of the script under a Content-Security-Policy header, as docs/cms.md shows it.
+      if (ctx.path === '/__test/parts/page') {
+        const way = ctx.query.way ?? 'same';
+        // With a CMS's ?ver=, which the files it loads carry too.
+        const script = `${way === 'cdn' ? secondOrigin : ''}/__test/parts/${way}/bioid-elements.js?ver=0.1.0`;
+        const csp = {
+          none: undefined,
+          nonce: "script-src 'nonce-parts-n0nce' 'strict-dynamic'; object-src 'none'; base-uri 'none'",
+          'nonce-only': "script-src 'nonce-parts-n0nce'; object-src 'none'",
+          self: "script-src 'self'; object-src 'none'",
+          'trusted-types': "script-src 'self'; require-trusted-types-for 'script'",
+          cdn: `script-src 'self' ${secondOrigin}`,
+        }[ctx.query.csp ?? 'none'];
+        if (csp) ctx.set('Content-Security-Policy', csp);
+        ctx.type = 'html';
+        ctx.body = `<!doctype html><html lang="en"><head><meta charset="utf-8">
+<script nonce="parts-n0nce" src="/test/elements/script-parts-page.js"></script>
+<script nonce="parts-n0nce" src="${script}"></script>
+</head><body>
+<bio-reader-status local-service-url="/__test/none"></bio-reader-status>
+<bio-diagnostics local-service-url="/__test/none" token-endpoint="/__test/none" middleware-url="/__test/none"></bio-diagnostics>
+</body></html>`;
         return undefined;
       }
       return next();

@@ -1,2 +1,3 @@
 export declare const BUNDLE_BUDGET: number;
 export declare const CORE_BUDGET: number;
+export declare const BUNDLE_ALL_BUDGET: number;

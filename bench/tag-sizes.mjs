@@ -17,8 +17,8 @@ const VIRTUAL_ENTRY = '\0bioid-one-tag';
 /** [{ tag, className, file }] from tags.ts, so the list never drifts from the one the bundle defines. */
 export function tagsOf(root) {
   const source = readFileSync(join(root, TAGS_MODULE), 'utf8');
-  const files = new Map([...source.matchAll(/import \{ (\w+) \} from '\.\/([\w-]+)\.js';/g)].map(([, name, file]) => [name, file]));
-  return [...source.matchAll(/(\w+)\.define\('([\w-]+)'\);/g)].map(([, className, tag]) => ({ tag, className, file: files.get(className) }));
+  // `export { BioEnroll } from './tags/bio-enroll.js';`: each file in tags/ defines the tag it is named after.
+  return [...source.matchAll(/export \{ (\w+) \} from '\.\/tags\/([\w-]+)\.js';/g)].map(([, className, tag]) => ({ tag, className, file: `tags/${tag}` }));
 }
 
 /** A rollup plugin that strips TypeScript with esbuild and resolves `./x.js` imports to `./x.ts`. */
@@ -51,7 +51,11 @@ function tagsModule(root, keep) {
   return [...imports, ...defines, `export { ${keep.map((t) => t.className).join(', ')} };`].join('\n');
 }
 
-async function build(root, { input, virtual }, terserOptions) {
+/**
+ * `inAll`: every file the script may load on use inlined (what a page with every tag loads in the end);
+ * else those files are left out (what loads before the first element renders).
+ */
+async function build(root, { input, virtual, inAll = true }, terserOptions) {
   const { rollup } = await import('rollup');
   const { default: resolve } = await import('@rollup/plugin-node-resolve');
   const { default: terser } = await import('@rollup/plugin-terser');
@@ -67,6 +71,7 @@ async function build(root, { input, virtual }, terserOptions) {
           if (importer?.endsWith('src/bundle.ts') && source === './elements/tags.js') return VIRTUAL_TAGS;
           return null;
         },
+        resolveDynamicImport: (specifier) => (!inAll && typeof specifier === 'string' ? { id: specifier, external: true } : null),
         load: (id) => virtual[id] ?? null,
       },
       typescriptByEsbuild(esbuild),
@@ -76,25 +81,29 @@ async function build(root, { input, virtual }, terserOptions) {
     ],
     onwarn: () => {},
   });
-  const { output } = await bundle.generate({ format: 'iife', inlineDynamicImports: true });
+  const { output } = await bundle.generate({ format: 'iife', inlineDynamicImports: inAll });
   await bundle.close();
   return output[0].code;
 }
 
 /**
- * The figures: { all, tags: [{ tag, share, alone }] } in gzip bytes. `gzipSize` and the terser options
- * come from the size section, so every figure is measured alike.
+ * The figures: { all, tags: [{ tag, share, shareInAll, alone }] } in gzip bytes: `share` counts what loads before
+ * the first element renders, `shareInAll` adds the files the tag loads on use. `gzipSize` and the terser
+ * options come from the size section, so every figure is measured alike.
  */
 export async function measureTags(root, { gzipSize, terserOptions }) {
   const tags = tagsOf(root);
-  const scriptWith = async (keep) =>
-    gzipSize(await build(root, { input: join(root, 'src/bundle.ts'), virtual: { [VIRTUAL_TAGS]: tagsModule(root, keep) } }, terserOptions));
-  const all = await scriptWith(tags);
+  const scriptWith = async (keep, inAll) =>
+    gzipSize(await build(root, { input: join(root, 'src/bundle.ts'), inAll, virtual: { [VIRTUAL_TAGS]: tagsModule(root, keep) } }, terserOptions));
+  const all = await scriptWith(tags, false);
+  const allInAll = await scriptWith(tags, true);
   const rows = [];
   for (const t of tags) {
-    const without = await scriptWith(tags.filter((other) => other !== t));
+    const others = tags.filter((other) => other !== t);
+    const share = all - (await scriptWith(others, false));
+    const shareInAll = allInAll - (await scriptWith(others, true));
     const alone = gzipSize(await build(root, { input: VIRTUAL_ENTRY, virtual: { [VIRTUAL_ENTRY]: tagsModule(root, [t]) } }, terserOptions));
-    rows.push({ tag: t.tag, share: all - without, alone });
+    rows.push({ tag: t.tag, share, shareInAll, alone });
   }
   return { all, tags: rows };
 }

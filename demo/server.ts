@@ -165,6 +165,10 @@ export function createDemoApp(options: DemoServerOptions, origin: () => string) 
   app.get('/bioid-elements.js', (_req, res) => {
     res.set('Cache-Control', 'no-cache').sendFile(join(distDir, 'bioid-elements.js'));
   });
+  // The files the script loads on use sit next to it (docs/elements.md): /bioid-diagnostics.js for /diagnostics.
+  app.get(/^\/bioid-[\w-]+\.js$/, (req, res) => {
+    res.set('Cache-Control', 'no-cache').sendFile(join(distDir, req.path.slice(1)), (error) => error && res.status(404).end());
+  });
   app.use('/demo-assets', express.static(join(root, 'demo/public'), staticOptions));
   // Only the kiosk's registration module is served from the package build (it imports workbox-window).
   app.use('/sdk/sw', express.static(join(distDir, 'sw'), staticOptions));

@@ -1,16 +1,19 @@
 #!/usr/bin/env node
 // `npm run pack:wordpress`: the WordPress plugin (wordpress/bioid/) as a zip that WordPress's
 // Plugins > Add New > Upload Plugin installs. Into the zip, beside the plugin's own files, go:
-//  - assets/bioid-elements.js: the script-tag bundle (dist/bioid-elements.js; run `npm run build` first);
+//  - assets/bioid-elements.js: the script-tag bundle (dist/bioid-elements.js; run `npm run build` first), and
+//    beside it every file it loads on use (dist/bioid-<part>.js: bioid-diagnostics.js), which it fetches
+//    from its own folder;
 //  - assets/elements.json: every tag of that bundle with its attributes, from custom-elements.json, so
 //    the plugin's blocks, shortcode and allowed HTML follow the elements without a hand-kept list;
 //  - LICENSE; and the package version in the plugin header, BIOID_VERSION and readme.txt.
 // Node only: the zip is written here (deflate from node:zlib), no zip program or dependency needed.
 // Usage: node scripts/pack-wordpress.mjs [--out path/to/bioid.zip]
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deflateRawSync } from 'node:zlib';
+import { scriptPartFiles } from './script-parts.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -48,6 +51,9 @@ export function pluginFiles(root = ROOT) {
   };
   walk(plugin);
   files.push(['bioid/assets/bioid-elements.js', read('dist/bioid-elements.js', 'the script-tag bundle')]);
+  const parts = existsSync(join(root, 'dist')) ? scriptPartFiles(join(root, 'dist')) : [];
+  if (!parts.includes('bioid-diagnostics.js')) throw new Error('pack-wordpress: dist/bioid-diagnostics.js is missing (the script loads it on use). Run npm run build first.');
+  for (const part of parts) files.push([`bioid/assets/${part}`, read(`dist/${part}`, 'a file the script loads on use')]);
   files.push(['bioid/assets/elements.json', Buffer.from(`${JSON.stringify({ version, tags }, null, 1)}\n`)]);
   files.push(['bioid/LICENSE', read('LICENSE', 'the licence')]);
   return { version, files: files.sort(([a], [b]) => a.localeCompare(b)) };

@@ -9,6 +9,9 @@ import './elements/tags.js';
 import { configureElements } from './elements/settings.js';
 import type { BioIDSDKGlobal } from './elements/globals.js';
 
+// The loader of the files next to the script (script-parts.ts); the build links it to each `import()`.
+export { loadRarePart } from './script-parts.js';
+
 const sdk: BioIDSDKGlobal = {
   version,
   // Without confirmVerification: a confirmation in a browser proves nothing (core/bioid-core.ts).

@@ -1,8 +1,8 @@
-import { html, nothing, type TemplateResult } from 'lit';
-import type { TestCaptureResult } from '../core/discovery.js';
-import { version } from '../version.js';
+import { html, type TemplateResult } from 'lit';
+import { BioIDError, messageOf } from '../core/errors.js';
 import { BioElement } from './bio-element.js';
-import { ROWS, runChecks, type Row, type RowId } from './diagnose.js';
+import type { DiagnosticsPanel } from './diagnostics.js';
+import { asBioIDError, errorDetail } from './events.js';
 
 /**
  * One panel support staff can ask a user to open: the local fingerprint service (reachable, workstation,
@@ -16,95 +16,74 @@ import { ROWS, runChecks, type Row, type RowId } from './diagnose.js';
  * token. It reads the attributes of the other elements, and asks the local service even when
  * workstation-id and device-id are set.
  *
+ * The tag is defined with the others, but its code loads on first use (diagnostics.ts; from the script
+ * tag, the file `bioid-diagnostics.js` next to `bioid-elements.js`): until then it shows the status word
+ * `loading`. A file that does not load is a `config` failure, fired as `bio-error` and shown, naming the URL.
+ *
  * @tag bio-diagnostics
+ * @fires {BioErrorDetail} bio-error - When its code does not load (`operation: 'diagnostics'`, `code: 'config'`, the message names the file's URL).
  * @csspart rows - The list of checks, then the SDK version and the browser.
  * @csspart row - One row (`data-row` is its name in the report: local-service, test-capture, token-broker, middleware, sdk, browser).
- * @csspart word - A check's status word (`data-status`: checking, ok, blocked, unreachable, refused).
+ * @csspart word - A check's status word (`data-status`: loading, checking, ok, blocked, unreachable, refused).
  * @csspart image - The test capture's image.
  * @csspart button - The "copy report" button.
  * @csspart report - The report, selected, when the clipboard could not be written.
  */
 export class BioDiagnostics extends BioElement {
   static override properties = {
-    rows: { state: true, attribute: false },
-    capture: { state: true, attribute: false },
-    copied: { state: true, attribute: false },
+    panel: { state: true, attribute: false },
+    failure: { state: true, attribute: false },
   };
 
-  protected declare rows: Partial<Record<RowId, Row>>;
-  protected declare capture: TestCaptureResult | undefined;
-  /** The outcome of "copy report": true when copied, false when the report is shown selected instead. */
-  protected declare copied: boolean | undefined;
-  private running: Promise<string> | undefined;
+  protected declare panel: DiagnosticsPanel | undefined;
+  /** Why the code did not load: its message, shown under the summary. */
+  protected declare failure: string | undefined;
+  private loading: Promise<DiagnosticsPanel> | undefined;
 
   override connectedCallback(): void {
     super.connectedCallback();
-    void this.start();
+    // A failure is fired as bio-error and shown; here it has no one else to tell.
+    this.start().catch(() => undefined);
   }
 
-  /** Runs every check (unless they are running); resolves with the report once each row has its status word. */
-  start(): Promise<string> {
-    return (this.running ??= this.check().finally(() => (this.running = undefined)));
+  /**
+   * Runs every check (unless they are running); resolves with the report once each row has its status word.
+   * Rejects with a `config` BioIDError when the element's code does not load.
+   */
+  async start(): Promise<string> {
+    return (await this.load()).start();
   }
 
-  private async check(): Promise<string> {
-    this.rows = {};
-    this.capture = this.copied = undefined;
-    await runChecks(
-      this.localName,
-      this.settings(),
-      (id, row) => (this.rows = { ...this.rows, [id]: row }),
-      (capture) => (this.capture = capture),
-    );
-    return this.report;
-  }
-
-  /** The rows as shown and reported: each check, then the SDK version and the browser. */
-  private lines(): [string, Partial<Row>][] {
-    return [
-      ...ROWS.map((id): [string, Row] => [id, this.rows[id] ?? { status: 'checking' }]),
-      ['sdk', { found: version }],
-      ['browser', { found: navigator.userAgent }],
-    ];
-  }
-
-  /** The plain-text report that "copy report" copies: each row's status word, findings, code and message; never a token. */
+  /** The plain-text report that "copy report" copies; empty until the element's code has loaded. */
   get report(): string {
-    const rows = this.lines().map(([id, row]) => [`${id}:`, row.status, row.found, row.code, row.message].filter(Boolean).join(' '));
-    return [`bioid-sdk diagnostics ${new Date().toISOString()} ${location.origin}${location.pathname}`, ...rows].join('\n');
+    return this.panel?.report ?? '';
   }
 
-  private async copy(): Promise<void> {
-    try {
-      await navigator.clipboard.writeText(this.report);
-      this.copied = true;
-    } catch {
-      // No clipboard access (an insecure page, a denied permission): the report is shown selected instead.
-      this.copied = false;
-      await this.updateComplete;
-      this.renderRoot.querySelector('textarea')!.select();
-    }
+  private load(): Promise<DiagnosticsPanel> {
+    // One load at a time; a failed one is not kept, so the next start() asks again.
+    return (this.loading ??= import('./diagnostics.js').then(
+      ({ DiagnosticsPanel }) => {
+        this.failure = undefined;
+        return (this.panel ??= new DiagnosticsPanel({ element: this, settings: () => this.settings(), localize: this.localize }));
+      },
+      (error: unknown) => {
+        this.loading = undefined;
+        const e = asBioIDError(error);
+        const failure = e instanceof BioIDError ? e : new BioIDError('config', messageOf(e), { cause: e, retryable: false });
+        this.failure = failure.message;
+        this.emit('bio-error', errorDetail('diagnostics', failure));
+        throw failure;
+      },
+    ));
   }
 
   protected override render(): TemplateResult {
-    const { capture, copied, localize } = this;
-    return html`
-      <div part="base" class="base">
-        <dl part="rows">
-          ${this.lines().map(
-            ([id, { status, found, cause, message }]) => html`<dt>${id}</dt>
-              <dd part="row" data-row=${id}>
-                ${status ? html`<span part="word" data-status=${status} class=${status === 'ok' ? 'done' : status === 'checking' ? '' : 'failed'}>${status}</span>` : nothing}
-                ${found} ${cause ? localize.term(cause) : ''}
-                ${message ? html`<p part="error" class="detail">${message}</p>` : nothing}
-              </dd>`,
-          )}
-        </dl>
-        ${capture?.image ? html`<img part="image" src=${capture.image} alt="test-capture" width="160" />` : nothing}
-        <button part="button" type="button" @click=${this.copy}>${localize.term('copyReport')}</button>
-        <p class="status" role="status">${copied ? localize.term('copied') : ''}</p>
-        ${copied === false ? html`<textarea part="report" readonly rows="8" aria-label=${localize.term('copyReport')} .value=${this.report}></textarea>` : nothing}
-      </div>
-    `;
+    if (this.panel) return this.panel.render();
+    const { failure } = this;
+    return html`<div part="base" class="base" role="status">
+      ${failure
+        ? html`<p class="failed">${this.localize.term('config')}</p><p part="error" class="detail">${failure}</p>`
+        : html`<span part="word" data-status="loading">loading</span>`}
+    </div>`;
   }
 }

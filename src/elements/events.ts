@@ -7,7 +7,8 @@ import { BioIDError, messageOf, scrubServerText, type BioIDErrorCode } from '../
 import type { ReaderPhase } from '../core/reader.js';
 import type { ReaderState } from '../core/status-watch.js';
 
-export type BioOperation = 'enroll' | 'verify' | 'search' | 'fetchEnrolled' | 'status';
+/** `diagnostics`: `<bio-diagnostics>`, whose code did not load (its checks report in rows, not events). */
+export type BioOperation = 'enroll' | 'verify' | 'search' | 'fetchEnrolled' | 'status' | 'diagnostics';
 
 /** The core's phases of an operation: token, locating (immediate when pinned), dispatched. */
 export type BioPhase = ReaderPhase;

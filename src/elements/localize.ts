@@ -8,12 +8,14 @@ import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { own } from '../core/config.js';
 import { pageConfig } from './settings.js';
 import { de } from './translations/de.js';
-import { en, type StringKey, type Translation } from './translations/en.js';
+import type { DiagnosticsStrings } from './translations/diagnostics.js';
+import { en, type ElementStrings, type StringKey, type Translation } from './translations/en.js';
 import { es } from './translations/es.js';
 import { fr } from './translations/fr.js';
 
 export type { StringKey, Translation };
-export const translations: Record<string, Translation> = { en, de, fr, es };
+/** The built-in languages; a part loaded on use adds its strings to them (diagnostics.ts). */
+export const translations: Record<string, ElementStrings & Partial<DiagnosticsStrings>> = { en, de, fr, es };
 
 export type Params = Record<string, string | number>;
 

@@ -91,7 +91,7 @@ export abstract class BioOperationElement<R> extends BioElement {
   protected declare failure: BioErrorDetail | undefined;
   protected declare result: R | undefined;
 
-  protected abstract readonly operation: Exclude<BioOperation, 'status'>;
+  protected abstract readonly operation: Exclude<BioOperation, 'status' | 'diagnostics'>;
   private running: Promise<R> | undefined;
   private controller: AbortController | undefined;
   private unwatch: (() => void) | undefined;

@@ -18,6 +18,8 @@ import { ENGINE_NAMES, launch, selectedEngines, type Browser, type Page } from '
 import { runOperation } from './operations.js';
 
 const BUNDLE = readFileSync(new URL('../../dist/bioid-elements.js', import.meta.url), 'utf8');
+/** The file the script loads for <bio-diagnostics>, served beside it. */
+const DIAGNOSTICS = readFileSync(new URL('../../dist/bioid-diagnostics.js', import.meta.url), 'utf8');
 const TOKEN = 'cross-site-token-0123456789';
 const SESSION = 'sid=signed-in-user';
 
@@ -63,6 +65,7 @@ async function startParty(): Promise<Party> {
     }
     if (path === '/page') return send(res, 200, 'text/html; charset=utf-8', page(port));
     if (path === '/bioid-elements.js') return send(res, 200, 'text/javascript', BUNDLE);
+    if (path === '/bioid-diagnostics.js') return send(res, 200, 'text/javascript', DIAGNOSTICS);
     // The integrator's sign-in on the broker's site: a session cookie as most frameworks set it.
     if (path === '/signin') return send(res, 200, 'text/html', '<p>signed in</p>', { 'Set-Cookie': `${SESSION}; HttpOnly; SameSite=Lax; Path=/` });
     if (path === '/token') {

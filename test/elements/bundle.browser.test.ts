@@ -52,6 +52,21 @@ describe('dist/bioid-elements.js as a classic script', () => {
     expect(errors).to.deep.equal([]);
   });
 
+  it('<bio-diagnostics> is defined at once, and its code (bioid-diagnostics.js, next to the script) is fetched only when one connects', async () => {
+    const requested = () => performance.getEntriesByType('resource').filter((e) => e.name.includes('/dist/bioid-diagnostics.js')).length;
+    expect(requested(), 'before any <bio-diagnostics>').to.equal(0);
+    const el = document.createElement('bio-diagnostics') as HTMLElement & { start(): Promise<string> };
+    el.setAttribute('middleware-url', '/__test/none');
+    document.body.append(el);
+    try {
+      expect(await el.start()).to.match(/^middleware: ok HTTP 404$/m);
+      expect(requested()).to.equal(1);
+      expect(errors).to.deep.equal([]);
+    } finally {
+      el.remove();
+    }
+  });
+
   it('a second load of the same script (a snippet pasted twice) does not throw and keeps the globals', async () => {
     const first = (window as BundleGlobal).BioIDSDK;
     const verify = customElements.get('bio-verify');

@@ -134,14 +134,14 @@ describe('issue 13: the packages as installed from their tarballs', function () 
   describe('bioid-sdk', () => {
     it('issue 13 item 8: the tarball ships LICENSE, the README, the manifest, the framework types and one entry per tag, and no sources or tests', () => {
       const { files } = tarballs.get('bioid-sdk')!;
-      for (const path of ['LICENSE', 'README.md', 'package.json', 'custom-elements.json', 'dist/bioid-elements.js', 'dist/react.d.ts', 'dist/vue.d.ts', 'dist/elements/tags/bio-verify.js', 'dist/elements/tags/bio-verify.d.ts']) {
+      for (const path of ['LICENSE', 'README.md', 'package.json', 'custom-elements.json', 'dist/bioid-elements.js', 'dist/bioid-diagnostics.js', 'dist/react.d.ts', 'dist/vue.d.ts', 'dist/elements/tags/bio-verify.js', 'dist/elements/tags/bio-verify.d.ts']) {
         assert.include(files, path);
       }
       assert.deepEqual(files.filter((path) => /^(src|test|demo|scripts|bench)\//.test(path)), []);
-      // Images stay in the repository (the docs link to them there); the only source map is the minified
-      // script's, the rest of dist/ is readable as shipped.
+      // Images stay in the repository (the docs link to them there); the only source maps are the minified
+      // script's and its file's that it loads on use, the rest of dist/ is readable as shipped.
       assert.deepEqual(files.filter((path) => /\.(png|jpe?g|gif)$/.test(path)), [], 'no images');
-      assert.deepEqual(files.filter((path) => path.endsWith('.map')), ['dist/bioid-elements.js.map'], 'one source map');
+      assert.deepEqual(files.filter((path) => path.endsWith('.map')).sort(), ['dist/bioid-diagnostics.js.map', 'dist/bioid-elements.js.map'], 'source maps');
     });
 
     it('every relative link and image of the packaged docs resolves to a file inside the package', () => {
@@ -176,6 +176,14 @@ describe('issue 13: the packages as installed from their tarballs', function () 
       assert.equal(viaDist, short);
       assert.equal(fileURLToPath(viaDist), installed('bioid-sdk', 'dist/bioid-elements.js'));
       assert.match(readFileSync(fileURLToPath(viaDist), 'utf8'), /^!?\(?function|^\(function|^var |^\(\(\)/, 'a classic script');
+    });
+
+    it('the file the script loads on use resolves next to it, by both names', async () => {
+      const [viaDist, short] = JSON.parse(
+        await inProject(`console.log(JSON.stringify([import.meta.resolve('bioid-sdk/dist/bioid-diagnostics.js'), import.meta.resolve('bioid-sdk/bioid-diagnostics.js')]));`),
+      ) as [string, string];
+      assert.equal(viaDist, short);
+      assert.equal(fileURLToPath(viaDist), installed('bioid-sdk', 'dist/bioid-diagnostics.js'));
     });
 
     it('issue 13 item 2: every tag of custom-elements.json has bioid-sdk/elements/<tag>.js, with types, that defines that tag only, listed in sideEffects', async () => {

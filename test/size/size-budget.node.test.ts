@@ -1,5 +1,6 @@
 /**
- * The built script-tag bundle and the core entry stay within their gzip ceilings, read from
+ * The built script-tag bundle (before the first element renders, and with every file it may load on use)
+ * and the core entry stay within their gzip ceilings, read from
  * bench/budgets.json (the one table), so a size regression fails `npm test` (which builds
  * first). Nothing is built to disk here: the bundle is read as built, and the core entry (dist/index.js and
  * its chunks) is minified in memory with the terser options of rollup.config.mjs, as `npm run bench` does.
@@ -11,7 +12,8 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { rollup } from 'rollup';
 import terser from '@rollup/plugin-terser';
-import { BUNDLE_BUDGET, CORE_BUDGET } from '../../bench/budgets.mjs';
+import { BUNDLE_ALL_BUDGET, BUNDLE_BUDGET, CORE_BUDGET } from '../../bench/budgets.mjs';
+import { scriptPartFiles } from '../../scripts/script-parts.mjs';
 
 const dist = (path: string) => fileURLToPath(new URL(`../../dist/${path}`, import.meta.url));
 const gzipSize = (code: string | Buffer) => gzipSync(code, { level: 9 }).length;
@@ -33,6 +35,19 @@ describe('size ceilings (bench/budgets.json)', () => {
       size <= BUNDLE_BUDGET,
       `dist/bioid-elements.js is ${size} B gzip, ${size - BUNDLE_BUDGET} B over its ${BUNDLE_BUDGET} B ceiling. ` +
         'Run `npm run bench -- --only size` for the biggest contributors (docs/performance.md).',
+    );
+  });
+
+  it(`dist/bioid-elements.js with every file it loads on use (dist/bioid-*.js) is at most ${BUNDLE_ALL_BUDGET} B min+gzip in all`, () => {
+    const script = readFileSync(requireBuilt('bioid-elements.js'), 'utf8');
+    const parts = scriptPartFiles(dist(''));
+    // Each file the script names is there, and each file there is one it names.
+    assert.deepStrictEqual(parts, ['bioid-diagnostics.js']);
+    for (const part of parts) assert.include(script, `"./${part}"`, `the script loads ./${part}`);
+    const size = gzipSize(script) + parts.reduce((sum, part) => sum + gzipSize(readFileSync(dist(part))), 0);
+    assert.ok(
+      size <= BUNDLE_ALL_BUDGET,
+      `the script and ${parts.join(', ')} are ${size} B gzip in all, ${size - BUNDLE_ALL_BUDGET} B over their ${BUNDLE_ALL_BUDGET} B ceiling.`,
     );
   });
 

@@ -117,6 +117,8 @@ describe('the WordPress plugin in Debian\'s WordPress (Chromium)', function () {
   it('the zip installs through WordPress\'s plugin upload code, with the bundle inside', async () => {
     assert.strictEqual(await site.php("echo implode(',', get_option('active_plugins'));"), 'bioid/bioid.php');
     assert.ok(existsSync(join(site.dir, 'site/wp-content/plugins/bioid/assets/bioid-elements.js')));
+    // The file the bundle loads on use, beside it.
+    assert.ok(existsSync(join(site.dir, 'site/wp-content/plugins/bioid/assets/bioid-diagnostics.js')));
     assert.includeMembers(Object.keys(tagsOfBundle()), ['bio-enroll', 'bio-verify', 'bio-search', 'bio-reader-status', 'bio-enrolled']);
   });
 
@@ -410,6 +412,22 @@ describe('the WordPress plugin in Debian\'s WordPress (Chromium)', function () {
     // A verification too old for the form's max age is refused.
     const old = await confirm(pasted.detail.result?.verificationId, SUBJECT, 'bioid_confirm_verification($id, $subject, -60)');
     assert.strictEqual(old.code, 'verification-rejected');
+  });
+
+  it('<bio-diagnostics> in a post loads its code from the plugin\'s assets folder, beside the bundle and with its ?ver=, and runs its checks', async () => {
+    const id = await site.php(
+      "echo wp_insert_post(array('post_title' => 'Diagnostics', 'post_content' => '[bioid op=\"diagnostics\"]', 'post_status' => 'publish', 'post_author' => 1));",
+    );
+    const { page } = await as('visitor', `/?p=${id.trim()}`);
+    await page.waitForFunction(() => Boolean(customElements.get('bio-diagnostics') && document.querySelector('bio-diagnostics')));
+    const report = await page.evaluate(() => document.querySelector('bio-diagnostics')!.start());
+    assert.match(report, /^token-broker: ok$/m, report);
+    assert.match(report, /^middleware: ok HTTP \d+$/m, report);
+    const loaded = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name).filter((n) => n.includes('/bioid-')));
+    assert.deepStrictEqual(
+      loaded.map((n) => new URL(n).pathname + new URL(n).search),
+      ['/wp-content/plugins/bioid/assets/bioid-elements.js?ver=0.1.0', '/wp-content/plugins/bioid/assets/bioid-diagnostics.js?ver=0.1.0'].map((p) => p.replace('0.1.0', JSON.parse(readFileSync(resolve('package.json'), 'utf8')).version)),
+    );
   });
 
   it('a signed-out visitor gets session-expired, with a link to WordPress\'s sign-in page that leads back', async () => {

@@ -1,7 +1,7 @@
 /** German. */
-import type { Translation } from './en.js';
+import type { ElementStrings } from './en.js';
 
-export const de: Translation = {
+export const de: ElementStrings = {
   enroll: 'Fingerabdruck registrieren',
   verify: 'Fingerabdruck prüfen',
   search: 'Fingerabdruck identifizieren',
@@ -41,8 +41,4 @@ export const de: Translation = {
   adviceBlocked: 'Erlauben Sie den Zugriff auf das lokale Netzwerk in den Website-Einstellungen (Symbol vor der Adresse) und laden Sie die Seite neu.',
   advicePin: 'Oder lassen Sie workstation-id und device-id konfigurieren.',
   signIn: 'Anmelden',
-  csrf: 'Von der CSRF- oder Ursprungsprüfung abgelehnt (HTTP 403).',
-  cors: 'Der Ursprung dieser Seite ist nicht zugelassen (CORS).',
-  copyReport: 'Bericht kopieren',
-  copied: 'Bericht kopiert.',
 };

@@ -1,9 +1,11 @@
 /**
- * English: the source of every key. A translation is a `Translation`, so the compiler catches a
- * missing, misspelt or extra key in any language.
+ * English: the source of every key. A translation is an `ElementStrings`, so the compiler catches a
+ * missing, misspelt or extra key in any language (`<bio-diagnostics>`' own strings: diagnostics.ts).
  * Keys of failures are the `bio-error` codes they explain. `{name}` placeholders are filled with plain
  * text; nothing here is ever parsed as HTML.
  */
+import type { DiagnosticsStrings } from './diagnostics.js';
+
 export const en = {
   enroll: 'Enroll fingerprint',
   verify: 'Verify fingerprint',
@@ -43,14 +45,12 @@ export const en = {
   advicePrompt: 'If the browser asks to allow access to your local network, allow it.',
   adviceBlocked: 'Allow local network access in the site settings (the icon before the address), then reload the page.',
   advicePin: 'Or have workstation-id and device-id configured.',
-  // The sign-in link of login-url, and <bio-diagnostics>: row names, status words, causes, buttons.
+  // The sign-in link of login-url.
   signIn: 'Sign in',
-  csrf: 'Refused by the anti-CSRF or origin check (HTTP 403).',
-  cors: 'This page’s origin is not allowed (CORS).',
-  copyReport: 'Copy report',
-  copied: 'Report copied.',
 };
 
-/** Every string of the elements, by key. */
-export type Translation = { [K in keyof typeof en]: string };
+/** The strings the script carries from the start. */
+export type ElementStrings = { [K in keyof typeof en]: string };
+/** Every string of the elements, by key (a page may override any of them), <bio-diagnostics>' included. */
+export type Translation = ElementStrings & DiagnosticsStrings;
 export type StringKey = keyof Translation;

@@ -1,7 +1,7 @@
 /** Spanish. */
-import type { Translation } from './en.js';
+import type { ElementStrings } from './en.js';
 
-export const es: Translation = {
+export const es: ElementStrings = {
   enroll: 'Registrar huella',
   verify: 'Verificar huella',
   search: 'Identificar huella',
@@ -41,8 +41,4 @@ export const es: Translation = {
   adviceBlocked: 'Permita el acceso a la red local en la configuración del sitio (el icono antes de la dirección) y vuelva a cargar la página.',
   advicePin: 'O pida que se configuren workstation-id y device-id.',
   signIn: 'Iniciar sesión',
-  csrf: 'Rechazado por el control anti-CSRF o de origen (HTTP 403).',
-  cors: 'El origen de esta página no está permitido (CORS).',
-  copyReport: 'Copiar informe',
-  copied: 'Informe copiado.',
 };

@@ -1,7 +1,7 @@
 /** French. */
-import type { Translation } from './en.js';
+import type { ElementStrings } from './en.js';
 
-export const fr: Translation = {
+export const fr: ElementStrings = {
   enroll: 'Enregistrer l’empreinte',
   verify: 'Vérifier l’empreinte',
   search: 'Identifier l’empreinte',
@@ -41,8 +41,4 @@ export const fr: Translation = {
   adviceBlocked: 'Autorisez l’accès au réseau local dans les paramètres du site (l’icône avant l’adresse), puis rechargez la page.',
   advicePin: 'Ou faites configurer workstation-id et device-id.',
   signIn: 'Se connecter',
-  csrf: 'Refusé par le contrôle anti-CSRF ou d’origine (HTTP 403).',
-  cors: 'L’origine de cette page n’est pas autorisée (CORS).',
-  copyReport: 'Copier le rapport',
-  copied: 'Rapport copié.',
 };

@@ -11,7 +11,10 @@
  *
  * Content-Security-Policy: the configuration is one inline script before the bundle. A site with a
  * strict script-src gives it a nonce through the `wp_inline_script_attributes` filter (WordPress 6.3+)
- * or allows its hash; the bundle itself is a same-origin file ('self').
+ * or allows its hash; the bundle itself is a same-origin file ('self'), and so are the files it loads on
+ * use from its own folder (assets/bioid-diagnostics.js, shipped beside it: an import() that inherits the
+ * bundle's nonce and needs no Trusted Types policy). The bundle's ?ver= goes with them, so an update is
+ * never mixed with a cached file of the version before.
  *
  * @package bioid
  */
