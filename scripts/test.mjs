@@ -1,12 +1,14 @@
 #!/usr/bin/env node
 // `npm test`: the browsers first (scripts/browsers.mjs finds them, or installs them on Debian as root),
-// then build, types, Node tests and the browser tests in Chromium, Firefox and WebKit. Stops at the first
-// failing step and prints each step's time.
+// then build, the release check of the three packages' tarballs (scripts/release-check.mjs), types, Node
+// tests and the browser tests in Chromium, Firefox and WebKit. Stops at the first failing step and prints
+// each step's time.
 import { spawnSync } from 'node:child_process';
 
 const steps = [
   ['browsers', ['node', 'scripts/browsers.mjs']],
   ['build', ['npm', 'run', '--silent', 'build']],
+  ['release check (pack, publint, attw)', ['node', 'scripts/release-check.mjs']],
   ['types (tsc)', ['npm', 'run', '--silent', 'lint']],
   ['Node tests (incl. end-to-end in three engines)', ['node', 'scripts/test-node.mjs']],
   ['browser tests (web-test-runner, three engines)', ['npx', '--no-install', 'web-test-runner']],

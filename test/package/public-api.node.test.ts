@@ -1,0 +1,63 @@
+/**
+ * The public API is written down and guarded (docs/versioning.md): each entry point's API Extractor
+ * report, made from the built .d.ts in dist/, equals the committed api/<entry>.api.md, and the summary of
+ * the built custom-elements.json (tags, attributes, properties, events, CSS parts and custom properties)
+ * equals the committed api/elements.json. Reads dist/: run `npm run build` first. After an intended
+ * change, `npm run api:update` rewrites the committed files.
+ */
+import { assert } from 'chai';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { API_DIR, ENTRIES, apiReport, compareElements, elementsSummary, type ElementsSummary } from '../../scripts/public-api.mjs';
+
+const UPDATE = 'run `npm run api:update` and commit api/ (docs/versioning.md)';
+
+/** The lines only in the committed report (-) and only in the built one (+), in order. */
+function lineDiff(committed: string, built: string): string {
+  const was = committed.split('\n');
+  const now = built.split('\n');
+  const inNow = new Set(now);
+  const inWas = new Set(was);
+  return [
+    ...was.filter((line) => line.trim() && !inNow.has(line)).map((line) => `  - ${line}`),
+    ...now.filter((line) => line.trim() && !inWas.has(line)).map((line) => `  + ${line}`),
+  ].join('\n');
+}
+
+describe('The public API of bioid-sdk is the committed one', function () {
+  this.timeout(60_000);
+
+  for (const [name, dts] of Object.entries(ENTRIES)) {
+    const entry = name === 'bioid-sdk' ? 'bioid-sdk' : `bioid-sdk/${name.slice('bioid-sdk-'.length)}`;
+    it(`${entry}: the exports and their types (${dts}) are api/${name}.api.md`, () => {
+      const committed = readFileSync(join(API_DIR, `${name}.api.md`), 'utf8');
+      const built = apiReport(name);
+      if (built !== committed) {
+        assert.fail(`The API of ${entry} differs from api/${name}.api.md (- committed, + built):\n${lineDiff(committed, built)}\n` +
+          `A removed or changed line is a breaking change (a major version); only added lines are a minor one. If intended, ${UPDATE}.`);
+      }
+    });
+  }
+
+  it('the custom elements (custom-elements.json) are api/elements.json: tags, attributes, properties, events, CSS parts and custom properties', () => {
+    const committed = JSON.parse(readFileSync(join(API_DIR, 'elements.json'), 'utf8')) as ElementsSummary;
+    const { breaking, additions } = compareElements(committed, elementsSummary());
+    const lines = [
+      ...(breaking.length ? ['Breaking (removed, renamed or retyped: a major version):', ...breaking.map((s) => `  ${s}`)] : []),
+      ...(additions.length ? ['Additions (a minor version):', ...additions.map((s) => `  ${s}`)] : []),
+    ];
+    if (lines.length) assert.fail(`The custom elements differ from api/elements.json.\n${lines.join('\n')}\nIf intended, ${UPDATE}.`);
+  });
+
+  it('tells a removed or renamed event from an added one', () => {
+    const tag = (events: Record<string, string>) => ({
+      class: 'BioX', attributes: {}, properties: {}, methods: [], events, cssParts: [], cssProperties: [],
+    });
+    const { breaking, additions } = compareElements(
+      { 'bio-x': tag({ 'bio-result': 'BioResultDetail' }) },
+      { 'bio-x': tag({ 'bio-outcome': 'BioResultDetail' }) },
+    );
+    assert.deepEqual(breaking, ['<bio-x> event "bio-result" removed or renamed']);
+    assert.deepEqual(additions, ['<bio-x> event "bio-outcome" added']);
+  });
+});
