@@ -126,6 +126,15 @@ export function scriptParts() {
       const chunks = Object.values(bundle).filter((file) => file.type === 'chunk');
       const shared = chunks.filter((c) => !c.isEntry && !c.isDynamicEntry);
       if (shared.length) throw new Error(`script-parts: a chunk no import() asks for (${shared.map((c) => c.fileName).join(', ')}): the classic script could not load it`);
+      // Each part is exported by the package (so tools that copy assets can resolve it), and an export
+      // without types is a problem for type checkers: say what it is, a module for the script alone.
+      for (const part of chunks.filter((c) => c.isDynamicEntry)) {
+        this.emitFile({
+          type: 'asset',
+          fileName: part.fileName.replace(/\.js$/, '.d.ts'),
+          source: '// Loaded by bioid-elements.js when first needed (docs/elements.md): not a module to import.\ndeclare const part: (kit: unknown) => unknown;\nexport default part;\n',
+        });
+      }
     },
   };
 }
