@@ -201,7 +201,7 @@ export async function runSize({ root, log }) {
 
   rows.push(row(SECTION, 'bare Lit element (floor; rollup + node-resolve + terser)', sizeFigure(floor)));
 
-  // Bytes per tag (issue 15 item 5): each tag's share of the script, and the tag alone in a script of its own.
+  // Bytes per tag: each tag's share of the script, and the tag alone in a script of its own.
   try {
     const t0 = performance.now();
     const { all, tags } = await measureTags(root, { gzipSize, terserOptions: TERSER_OPTIONS });

@@ -1,4 +1,4 @@
-// Bytes per tag (issue 15 item 5), two figures for each tag that src/elements/tags.ts defines:
+// Bytes per tag, two figures for each tag that src/elements/tags.ts defines:
 //  - its share of the script-tag bundle: the bundle with every tag minus the bundle without this one
 //    (what the tag adds to dist/bioid-elements.js; the code the tags share is counted in none);
 //  - alone: a classic script that defines this one tag and nothing else (what a page would load for a

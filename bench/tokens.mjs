@@ -225,9 +225,17 @@ async function firstClick(shared) {
       window.__clickedAt = undefined;
       document.addEventListener('click', () => (window.__clickedAt ??= performance.now()), { capture: true });
     });
-    const result = page.evaluate(() => new Promise((resolve) => document.querySelector('bio-verify').addEventListener('bio-result', () => resolve(true), { once: true })));
-    await page.click('bio-verify');
-    await result;
+    const outcome = page.evaluate(
+      () =>
+        new Promise((resolve) => {
+          const el = document.querySelector('bio-verify');
+          el.addEventListener('bio-result', () => resolve('bio-result'), { once: true });
+          el.addEventListener('bio-error', (e) => resolve(`bio-error ${e.detail.code}`), { once: true });
+        }),
+    );
+    await page.click('bio-verify [part="button"]', { timeout: 5000 });
+    const settled = await Promise.race([outcome, new Promise((resolve) => setTimeout(() => resolve('nothing within 5 s'), 5000))]);
+    if (settled !== 'bio-result') throw new Error(`the verify click gave ${settled}`);
     const upToDispatch = started.slice(0, started.findIndex((url) => url.endsWith('/orchestrator/verify')) + 1);
     const timing = await page.evaluate(async () => {
       const dispatch = performance.getEntriesByType('resource').find((e) => e.name.endsWith('/orchestrator/verify'));

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm run bench`: one table of sizes, token economy, broker throughput, start-up, polling and leaks,
-// each figure against its budget (issue 6), printed and written to docs/performance.md.
+// each figure against its budget, printed and written to docs/performance.md.
 // `npm run bench -- --only size,tokens` runs some sections only (the doc is then not written).
 // Each section is bounded (seconds to a minute); a section whose dependency is missing prints
 // "not measured: <why>" instead of a figure.

@@ -24,7 +24,7 @@ import { fileURLToPath } from 'node:url';
  * `files`: the same for a file that need not be executable (a PHP extension); `debian`: the package.
  */
 export const REQUIREMENTS = [
-  // The WordPress suite (test/wordpress, issue 16): Debian's WordPress and its default theme, PHP's MySQL
+  // The WordPress suite (test/wordpress): Debian's WordPress and its default theme, PHP's MySQL
   // driver and MariaDB. The suite starts MariaDB on a socket and `php -S` on loopback itself. Needed only
   // where this module can install them; elsewhere that suite skips and says what to install.
   {

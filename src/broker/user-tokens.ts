@@ -10,7 +10,7 @@
  *    them at once can grow the map beyond its bound. When every held entry is still in flight, a new user
  *    is answered from an exchange of its own that is not stored.
  *
- * Revocation bounds (issue 12, item 6): the identity provider decides again at least every `maxReuseMs`
+ * Revocation bounds: the identity provider decides again at least every `maxReuseMs`
  *  - a cached token is served for at most `maxReuseMs` after its exchange (default 60 s), and the answer's
  *    expires_in says so, so the browser comes back too; the next request exchanges the subject token
  *    again, and a refusal serves nothing and drops the entry;

@@ -175,7 +175,7 @@ export const optionalIntegratorId: Check<string | undefined> = (value, field) =>
 /**
  * An absolute http(s) URL, returned without a trailing slash so paths join predictably. `secure`: the
  * address of a party that receives a token or the client secret (the middleware, the identity provider),
- * so https, or plain http on loopback only, where nothing crosses a network (issue 12, item 2).
+ * so https, or plain http on loopback only, where nothing crosses a network.
  */
 export function requireHttpUrl(value: unknown, field: string, secure = false): string {
   const url = absoluteHttpUrl(value, field, false);

@@ -38,7 +38,7 @@ export interface SendRequest {
   maxBytes?: number;
 }
 
-/** A body larger than this is refused, not buffered (issue 12, item 7): a hostile or broken server cannot fill memory. */
+/** A body larger than this is refused, not buffered: a hostile or broken server cannot fill memory. */
 export const MAX_BODY_BYTES = 1 << 20;
 
 export interface Reply {

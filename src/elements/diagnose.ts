@@ -1,7 +1,7 @@
 /**
  * The checks of `<bio-diagnostics>`: what support staff ask first, each found out through the core
  * (element → core → network; no fetch of its own). Each check ends in a row with its own status word
- * (decisions.md, "Core names and codes"):
+ * (docs/elements.md, `<bio-diagnostics>`):
  *  - ok: it works;
  *  - blocked: the browser stopped it: a withheld cookie (`cookie-blocked`), its local network access
  *    permission denied (`local-network-blocked`: nothing is sent), or a CORS refusal;

@@ -222,7 +222,7 @@ export abstract class BioOperationElement<R> extends BioElement {
   }
 
   /**
-   * Watches the reader status (decisions.md: the page-wide watcher, which polls only while someone
+   * Watches the reader status (docs/core.md: the page-wide watcher, which polls only while someone
    * listens) exactly while a failure about the reader is shown, and clears that failure once the reader
    * is back to ready: a 'ready' that follows a not-ready report. The first 'ready' alone proves nothing:
    * a workstation the middleware calls offline may well have a reachable local service.

@@ -1,5 +1,5 @@
 /**
- * Issue 14 item 2: `bioid-broker check` fails a broker that breaks a rule, and names the rule. Each broken
+ * `bioid-broker check` fails a broker that breaks a rule, and names the rule. Each broken
  * broker is the reference broker with one thing changed, on 127.0.0.1 port 0.
  */
 import { assert } from 'chai';

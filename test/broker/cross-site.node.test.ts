@@ -1,5 +1,5 @@
 /**
- * Issue 14 item 4, the broker's part: a cross-site request without a cookie is told apart from a
+ * A cross-site request without a cookie is told apart from a
  * signed-out user (401 reason "no-cookie", contract rule 5), every 401/403 names its reason (rules 3, 4,
  * 12), and a preflight from an origin that is not allowed is logged with that origin (rule 2).
  */

@@ -1,5 +1,5 @@
 /**
- * The broker's security matrix (issue 7) where the other broker tests leave gaps: oversized and
+ * The broker's security matrix where the other broker tests leave gaps: oversized and
  * malformed headers through the Node adapter on a real socket (a clean 431/403, no crash, no token, the
  * server keeps serving), and token-exchange user isolation under concurrent requests through the same
  * adapter. Already covered elsewhere (cited in docs/security.md): no session, missing CSRF header,

@@ -1,5 +1,5 @@
 /**
- * Issue 14 item 6: the Node adapters drive the broker's core without a web Response, and the sidecar's
+ * The Node adapters drive the broker's core without a web Response, and the sidecar's
  * adapter builds a web Request only if the gate reads it (lazy-request.ts), while `authorize` still
  * receives a standard Request.
  */

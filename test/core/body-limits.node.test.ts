@@ -1,5 +1,5 @@
 /**
- * Issue 12, item 7: every answer the SDK reads (middleware, identity provider, local service, token broker)
+ * Every answer the SDK reads (middleware, identity provider, local service, token broker)
  * is read up to 1 MiB, a test capture up to 8 MiB, and the stream is cancelled beyond: a huge or endless
  * body is never buffered whole. Real sockets on loopback; the server counts what it could write before the
  * client hung up. That count is the limit plus what the two loopback socket buffers hold (a few MiB on

@@ -1,5 +1,5 @@
 /**
- * Issue 12, item 4: a polluted Object.prototype (another library on the page) never configures the SDK.
+ * A polluted Object.prototype (another library on the page) never configures the SDK.
  * Options, pins and page defaults are read from own properties only.
  */
 import { assert } from 'chai';

@@ -1,5 +1,5 @@
 /**
- * Issue 12 item 3: the demo's server-side confirmation of a posted verification id, over HTTP against the
+ * The demo's server-side confirmation of a posted verification id, over HTTP against the
  * simulator (real IdP tokens, real middleware records): accepted once, fresh, and only for the signed-in
  * user's own subject. And the confirmer's choice to release a refused id.
  */

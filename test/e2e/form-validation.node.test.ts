@@ -1,5 +1,5 @@
 /**
- * Issue 13 item 5: `<bio-verify required>` in a real form, in Chromium, Firefox and WebKit, with the built
+ * `<bio-verify required>` in a real form, in Chromium, Firefox and WebKit, with the built
  * script (dist/bioid-elements.js; npm test builds first). A user's click on submit before a match is
  * blocked by the browser's own validation, which moves focus to the element (its button) and logs nothing:
  * Firefox reports "The invalid form control with name='verification' is not focusable." for a control it

@@ -1,5 +1,5 @@
 /**
- * `<bio-diagnostics>` (issue 14 item 5, product.md 5, decisions.md "Core names and codes"): each row has
+ * `<bio-diagnostics>` (docs/elements.md): each row has
  * its own status word (ok, blocked, unreachable, refused) and shows its cause; the report never holds a
  * token. The broker, the local service and the middleware are the fake network of network.ts, except
  * where a real browser refusal is the point (CORS): there the test server's second origin answers
@@ -48,7 +48,7 @@ describe('<bio-diagnostics>', () => {
   let net: Net;
   afterEach(restoreNetwork);
 
-  it('issue 14 item 5: all is well: local service with workstation and devices, test capture with image and quality, a token, a middleware that answers, versions', async () => {
+  it('all is well: local service with workstation and devices, test capture with image and quality, a token, a middleware that answers, versions', async () => {
     net = world();
     const { el, report, row } = await diagnose();
     expect(row('local-service')).to.include({ status: 'ok' });
@@ -61,7 +61,7 @@ describe('<bio-diagnostics>', () => {
     expect(row('middleware').text).to.contain('HTTP 401');
     expect(row('sdk').text).to.match(/^\d+\.\d+\.\d+/);
     expect(row('browser').text).to.equal(navigator.userAgent);
-    // The middleware is asked without a token (decisions.md); the capture names the discovered device.
+    // The middleware is asked without a token (docs/wire-contract.md); the capture names the discovered device.
     const root = net.calls.find((c) => c.url === `${MIDDLEWARE}/`)!;
     expect(root.method).to.equal('GET');
     expect(root.headers.has('authorization')).to.equal(false);
@@ -75,7 +75,7 @@ describe('<bio-diagnostics>', () => {
     expect(everythingVisible(el).includes(TOKEN_MARK), 'the page shows the token').to.equal(false);
   });
 
-  it('issue 14 item 5: no session: the broker answers 401, and token-broker reads refused, session-expired', async () => {
+  it('no session: the broker answers 401, and token-broker reads refused, session-expired', async () => {
     world((net) => net.on('GET', TOKEN_PATH, () => json({ error: 'Sign in to obtain a token.' }, 401)));
     const { row, report } = await diagnose();
     expect(row('token-broker').status).to.equal('refused');
@@ -84,7 +84,7 @@ describe('<bio-diagnostics>', () => {
     expect(report).to.match(/^token-broker: refused session-expired .*HTTP 401/m);
   });
 
-  it('issue 14 item 5: cookie blocked: a 401 with reason "no-cookie" reads blocked, cookie-blocked, naming the fix', async () => {
+  it('cookie blocked: a 401 with reason "no-cookie" reads blocked, cookie-blocked, naming the fix', async () => {
     world((net) => net.on('GET', TOKEN_PATH, () => json({ error: 'No session cookie.', reason: 'no-cookie' }, 401)));
     const { row, report } = await diagnose();
     expect(row('token-broker').status).to.equal('blocked');
@@ -93,7 +93,7 @@ describe('<bio-diagnostics>', () => {
     expect(report).to.match(/^token-broker: blocked cookie-blocked /m);
   });
 
-  it('issue 14 item 5: CSRF: a 403 from the broker reads refused, with the anti-CSRF check as its cause', async () => {
+  it('CSRF: a 403 from the broker reads refused, with the anti-CSRF check as its cause', async () => {
     world((net) => net.on('GET', TOKEN_PATH, () => json({ error: 'Missing anti-CSRF header: send X-CSRF: 1.' }, 403)));
     const { row } = await diagnose();
     expect(row('token-broker').status).to.equal('refused');
@@ -101,7 +101,7 @@ describe('<bio-diagnostics>', () => {
     expect(row('token-broker').detail).to.contain('X-CSRF');
   });
 
-  it('issue 14 item 5: broker down: a 502 reads refused, broker-unavailable; a broker that does not answer reads unreachable', async () => {
+  it('broker down: a 502 reads refused, broker-unavailable; a broker that does not answer reads unreachable', async () => {
     world((net) => net.on('GET', TOKEN_PATH, () => json({ error: 'The identity provider did not issue a token.' }, 502)));
     let { row, report } = await diagnose();
     expect(row('token-broker').status).to.equal('refused');
@@ -114,7 +114,7 @@ describe('<bio-diagnostics>', () => {
     expect(row('token-broker').text).to.contain('Sign-in service unavailable.');
   });
 
-  it('issue 14 item 5: a middleware that refuses this page CORS reads blocked, one that is not there unreachable', async () => {
+  it('a middleware that refuses this page CORS reads blocked, one that is not there unreachable', async () => {
     const { origin } = (await (await fetch('/__test/second-origin')).json()) as { origin: string };
     const closed = 'http://127.0.0.1:9';
     world();
@@ -131,7 +131,7 @@ describe('<bio-diagnostics>', () => {
     expect(row('middleware').text).to.contain('Connection failed.');
   });
 
-  it('issue 14 item 5: an unreachable local service reads unreachable, and the test capture gives the same cause', async () => {
+  it('an unreachable local service reads unreachable, and the test capture gives the same cause', async () => {
     world((net) => net.on('GET', `${LOCAL}/status`, refuse));
     const { row } = await diagnose();
     expect(row('local-service')).to.include({ status: 'unreachable' });
@@ -141,7 +141,7 @@ describe('<bio-diagnostics>', () => {
     expect(row('token-broker').status).to.equal('ok');
   });
 
-  it('issue 14 item 5: no reader plugged in: the local service is ok, the test capture unreachable (no-device)', async () => {
+  it('no reader plugged in: the local service is ok, the test capture unreachable (no-device)', async () => {
     world((net) => net.on('GET', `${LOCAL}/status`, () => json({ workstationId: 'ws-7', devices: [{ deviceId: 'dev-1', connected: false }] })));
     const { row, report } = await diagnose();
     expect(row('local-service').status).to.equal('ok');
@@ -150,14 +150,14 @@ describe('<bio-diagnostics>', () => {
     expect(report).to.match(/^test-capture: unreachable no-device /m);
   });
 
-  it('issue 14 item 5: a local service that answers something else reads refused', async () => {
+  it('a local service that answers something else reads refused', async () => {
     world((net) => net.on('GET', `${LOCAL}/status`, () => text('<html>router login</html>', 200, 'text/html')));
     const { row } = await diagnose();
     expect(row('local-service').status).to.equal('refused');
     expect(row('local-service').detail).to.contain('unexpected payload');
   });
 
-  it('decisions.md: only a data:image/ image of at most 8 MiB is shown; anything else is refused and not shown', async () => {
+  it('only a data:image/ image of at most 8 MiB is shown; anything else is refused and not shown', async () => {
     world((net) => net.on('POST', `${LOCAL}/test-capture`, () => json({ deviceId: 'dev-1', quality: 70, image: 'javascript:alert(1)' })));
     let { el, row } = await diagnose();
     expect(row('test-capture').status).to.equal('refused');
@@ -170,7 +170,7 @@ describe('<bio-diagnostics>', () => {
     expect(el.shadowRoot!.querySelector('img')).to.equal(null);
   });
 
-  it('issue 14 item 5: wrong settings fail their own row with a config cause naming the attribute', async () => {
+  it('wrong settings fail their own row with a config cause naming the attribute', async () => {
     world();
     const { row } = await diagnose(`token-endpoint="${TOKEN_PATH}" local-service-url="ftp://x"`);
     expect(row('middleware').status).to.equal('refused');
@@ -180,7 +180,7 @@ describe('<bio-diagnostics>', () => {
     expect(row('token-broker').status).to.equal('ok');
   });
 
-  it('issue 14 item 5: "copy report" writes the report, without the token, to the clipboard', async () => {
+  it('"copy report" writes the report, without the token, to the clipboard', async () => {
     world();
     const { el } = await diagnose();
     let copied = '';
@@ -199,7 +199,7 @@ describe('<bio-diagnostics>', () => {
     expect(el.shadowRoot!.querySelector('[role="status"]')!.textContent).to.equal('Report copied.');
   });
 
-  it('issue 14 item 5: without clipboard access the report is shown selected in a text area, without the token', async () => {
+  it('without clipboard access the report is shown selected in a text area, without the token', async () => {
     world();
     const { el } = await diagnose();
     const clipboard = navigator.clipboard;
@@ -225,7 +225,7 @@ describe('<bio-diagnostics>', () => {
     expect(everythingVisible(el).includes(TOKEN_MARK)).to.equal(false);
   });
 
-  it('issue 14 item 5: causes follow the page language (de, fr, es)', async () => {
+  it('causes follow the page language (de, fr, es)', async () => {
     for (const [lang, words] of [['de', 'Sitzung'], ['fr', 'session'], ['es', 'sesión']] as const) {
       restoreNetwork();
       world((net) => net.on('GET', TOKEN_PATH, () => json({ error: 'no session' }, 401)));

@@ -1,5 +1,5 @@
 /**
- * Fault matrix of the elements (issue 7): each fault of the token broker or the middleware ends in a
+ * Fault matrix of the elements: each fault of the token broker or the middleware ends in a
  * `bio-error` with the right code, and the next attempt succeeds once the peer is back; element
  * lifecycle faults (removal, re-adding, attribute changes mid-operation). For the whole file, no
  * unhandled rejection and no uncaught error reaches the window.
@@ -249,7 +249,7 @@ describe('element lifecycle', () => {
       n.on('POST', `${OTHER}/orchestrator/verify`, (call) =>
         json({ subjectId: (call.body as { subjectId: string }).subjectId, match: true, score: 1, verificationId: 'ver-other' }),
       );
-      // Another middleware comes with its own broker: a token is bound to its middleware (issue 12, item 1).
+      // Another middleware comes with its own broker: a token is bound to its middleware.
       n.on('GET', '/token-other', () => json({ access_token: 'token-other', expires_in: 300 }));
     });
     const el = await fixture<BioVerify>(`<bio-verify ${ATTRS} subject-id="alice" agent-id="clerk-1"></bio-verify>`);

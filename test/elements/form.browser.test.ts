@@ -75,7 +75,7 @@ describe('bio-verify as a form control (ElementInternals)', () => {
     expect(new FormData(form).has('v')).to.equal(false);
   });
 
-  it('issue 13 item 5: validationMessage and willValidate answer as a native control does', async () => {
+  it('validationMessage and willValidate answer as a native control does', async () => {
     const { el } = await verifyForm();
     expect(el.willValidate).to.equal(true);
     expect(el.validationMessage).to.equal('Verify your fingerprint first.');
@@ -87,7 +87,7 @@ describe('bio-verify as a form control (ElementInternals)', () => {
     expect(el.reportValidity()).to.equal(true);
   });
 
-  it('issue 13 item 5: a blocked submit focuses the element (its button), which Firefox otherwise reports as "not focusable"', async () => {
+  it('a blocked submit focuses the element (its button), which Firefox otherwise reports as "not focusable"', async () => {
     const { form, el, submissions } = await verifyForm();
     el.focus();
     // Compared as booleans: chai's message for two elements would print whole DOM trees.

@@ -1,5 +1,5 @@
 /**
- * Property-based tests (fast-check) of the elements in Chromium (issue 7): random attribute values
+ * Property-based tests (fast-check) of the elements in Chromium: random attribute values
  * (markup, URLs, numbers, empty, huge) on every element, and random answers of the broker, the local
  * service and the middleware. Whatever comes in: never an uncaught exception or unhandled rejection,
  * always either a result or a `bio-error` with a known code, never the token in the DOM, attributes or
@@ -78,7 +78,7 @@ const attributes = fc.dictionary(fc.constantFrom(...ATTRIBUTES), fc.oneof({ weig
 
 /** Runs `el` once (start() for operations; a first status for bio-reader-status) and collects what a page sees. */
 async function exercise(tag: string, attrs: Record<string, string | undefined>): Promise<{ outcome: Outcome; events: unknown[]; el: HTMLElement }> {
-  // Each case is a page of its own: a broker token bound to one case's middleware-url (issue 12, item 1)
+  // Each case is a page of its own: a broker token bound to one case's middleware-url
   // must not decide the next case's outcome.
   clearBrokerTokens();
   const el = document.createElement(tag) as HTMLElement & { start?: () => Promise<unknown>; updateComplete: Promise<unknown> };

@@ -1,5 +1,5 @@
 /**
- * Issue 12, item 4, in the browser: with Object.prototype polluted by another script on the page, an
+ * In the browser, with Object.prototype polluted by another script on the page, an
  * element still dispatches to the discovered workstation, with no agent id it was not given.
  */
 import { expect, fixture, oneEvent } from '@open-wc/testing';
@@ -12,7 +12,7 @@ import { ATTRS, LOCAL, MIDDLEWARE, TOKEN_PATH, installNetwork, restoreNetwork, s
 const proto = Object.prototype as Record<string, unknown>;
 const ATTACKER_MW = 'https://attacker.example';
 
-describe('hostile page: polluted Object.prototype (issue 12, item 4)', () => {
+describe('hostile page: polluted Object.prototype', () => {
   afterEach(() => {
     for (const key of ['workstationId', 'deviceId', 'agentId', 'middlewareUrl']) delete proto[key];
     delete (globalThis as { BioIDElementsConfig?: unknown }).BioIDElementsConfig;
@@ -40,7 +40,7 @@ describe('hostile page: polluted Object.prototype (issue 12, item 4)', () => {
   });
 });
 
-describe('hostile page: a token goes only to its middleware (issue 12, item 1)', () => {
+describe('hostile page: a token goes only to its middleware', () => {
   afterEach(restoreNetwork);
   const ATTACKER = 'https://attacker.example';
   const attackerCalls = (net: ReturnType<typeof installNetwork>) => net.calls.filter((c) => c.url.startsWith(ATTACKER));

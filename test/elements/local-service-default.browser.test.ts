@@ -7,7 +7,7 @@ import { MIDDLEWARE, TOKEN_PATH, installNetwork, restoreNetwork } from './networ
 // run in order and the first warning of the page is the one under test.
 const WIRED = `middleware-url="${MIDDLEWARE}" token-endpoint="${TOKEN_PATH}" integrator-id="acme" subject-id="alice"`;
 
-describe('issue 13 item 6: the default local service URL is never used silently', () => {
+describe('the default local service URL is never used silently', () => {
   const realWarn = console.warn;
   let warnings: string[];
   beforeEach(() => {
@@ -22,7 +22,7 @@ describe('issue 13 item 6: the default local service URL is never used silently'
     restoreNetwork();
   });
 
-  it('issue 13 item 6: an element with local-service-url, or pinned, does not warn', async () => {
+  it('an element with local-service-url, or pinned, does not warn', async () => {
     await fixture(`<div>
       <bio-reader-status local-service-url="http://127.0.0.1:18065"></bio-reader-status>
       <bio-reader-status workstation-id="ws-1" device-id="dev-1"></bio-reader-status>
@@ -32,7 +32,7 @@ describe('issue 13 item 6: the default local service URL is never used silently'
     expect(warnings).to.deep.equal([]);
   });
 
-  it('issue 13 item 6: the first element that falls back to http://localhost:18065 warns once per page, naming local-service-url', async () => {
+  it('the first element that falls back to http://localhost:18065 warns once per page, naming local-service-url', async () => {
     await fixture(`<bio-reader-status></bio-reader-status>`);
     const verify = await fixture<BioVerify>(`<bio-verify ${WIRED}></bio-verify>`);
     await verify.start().catch(() => {});

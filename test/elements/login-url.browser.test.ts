@@ -1,5 +1,5 @@
 /**
- * `login-url` (issue 14 item 4, product.md 5): on an operation element it turns `session-expired` into a
+ * `login-url` (docs/elements.md): on an operation element it turns `session-expired` into a
  * sign-in link, an `<a part="login">` in the shadow root whose href is the login-url resolved against
  * the page, with `return_to` (this page) appended. Only http(s) is taken: `javascript:` is a config error.
  */
@@ -26,7 +26,7 @@ describe('login-url', () => {
     delete (globalThis as { BioIDElementsConfig?: unknown }).BioIDElementsConfig;
   });
 
-  it('issue 14 item 4: session-expired shows a sign-in link to login-url, with return_to naming this page', async () => {
+  it('session-expired shows a sign-in link to login-url, with return_to naming this page', async () => {
     installNetwork(signedOut);
     const el = await fixture<BioVerify>(`<bio-verify ${ATTRS} subject-id="alice" login-url="https://id.example.test/login?app=shop"></bio-verify>`);
     const { outcome, link } = await run(el);
@@ -39,7 +39,7 @@ describe('login-url', () => {
     expect(link!.textContent).to.equal('Sign in');
   });
 
-  it('issue 14 item 4: a relative login-url resolves against document.baseURI; a return_to it names is kept', async () => {
+  it('a relative login-url resolves against document.baseURI; a return_to it names is kept', async () => {
     installNetwork(signedOut);
     const el = await fixture<BioVerify>(`<bio-verify ${ATTRS} subject-id="alice" login-url="signin?return_to=%2Fhome" lang="de"></bio-verify>`);
     const { link } = await run(el);
@@ -47,7 +47,7 @@ describe('login-url', () => {
     expect(link!.textContent).to.equal('Anmelden');
   });
 
-  it('issue 14 item 4: a javascript: login-url is a config error naming login-url, before any network call, and no link', async () => {
+  it('a javascript: login-url is a config error naming login-url, before any network call, and no link', async () => {
     const net = installNetwork(signedOut);
     const el = await fixture<BioVerify>(`<bio-verify ${ATTRS} subject-id="alice" login-url="javascript:alert(1)"></bio-verify>`);
     const { outcome, link } = await run(el);
@@ -57,7 +57,7 @@ describe('login-url', () => {
     expect(net.calls).to.have.length(0);
   });
 
-  it('issue 14 item 4: other failures show no link, and without login-url session-expired shows none', async () => {
+  it('other failures show no link, and without login-url session-expired shows none', async () => {
     installNetwork((net) => net.on('GET', TOKEN_PATH, () => json({ error: 'down' }, 502)));
     let el = await fixture<BioVerify>(`<bio-verify ${ATTRS} subject-id="alice" login-url="/signin"></bio-verify>`);
     expect((await run(el)).link).to.equal(null);
@@ -69,7 +69,7 @@ describe('login-url', () => {
     expect(link).to.equal(null);
   });
 
-  it('issue 14 item 4: loginUrl in the page defaults works like the attribute', async () => {
+  it('loginUrl in the page defaults works like the attribute', async () => {
     installNetwork(signedOut);
     configureElements({ loginUrl: '/signin' });
     const el = await fixture<BioVerify>(`<bio-verify ${ATTRS} subject-id="alice"></bio-verify>`);

@@ -1,5 +1,5 @@
 /**
- * Issue 15 items 1 and 2: the fingerprint glyph (a shape of its own in each state, not colour alone;
+ * The fingerprint glyph (a shape of its own in each state, not colour alone;
  * decoration beside a live region that keeps saying it in words) and the steady layout (the element
  * keeps its size whatever phase or answer it shows, so its neighbours stay where they are).
  */
@@ -24,10 +24,10 @@ function glyph(el: Element) {
 
 const statusLine = (el: Element) => el.shadowRoot!.querySelector('[role="status"]')!.textContent!.trim();
 
-describe('the fingerprint glyph (issue 15 item 1)', () => {
+describe('the fingerprint glyph', () => {
   afterEach(restoreNetwork);
 
-  it('issue 15 item 1: idle, waiting, success, no match and error each draw their own shape and colour, and the live region says each in words', async () => {
+  it('idle, waiting, success, no match and error each draw their own shape and colour, and the live region says each in words', async () => {
     const answer = deferred<Response>();
     const net = installNetwork((n) => n.on('POST', VERIFY_URL, () => answer.promise));
     const el = await fixture<BioVerify>(`<bio-verify ${ATTRS} subject-id="alice"></bio-verify>`);
@@ -63,7 +63,7 @@ describe('the fingerprint glyph (issue 15 item 1)', () => {
     expect(seen['no match']!.color).to.equal(seen.error!.color);
   });
 
-  it('issue 15 item 1: the glyph is decoration (aria-hidden, no text, not focusable) drawn once per element', async () => {
+  it('the glyph is decoration (aria-hidden, no text, not focusable) drawn once per element', async () => {
     installNetwork();
     const el = await fixture<BioVerify>(`<bio-verify ${ATTRS} subject-id="alice"></bio-verify>`);
     const glyphs = el.shadowRoot!.querySelectorAll('svg');
@@ -74,7 +74,7 @@ describe('the fingerprint glyph (issue 15 item 1)', () => {
     await expect(el).to.be.accessible();
   });
 
-  it('issue 15 item 1: the scan bar moves only where the user has not asked for reduced motion', async () => {
+  it('the scan bar moves only where the user has not asked for reduced motion', async () => {
     const answer = deferred<Response>();
     installNetwork((n) => n.on('POST', VERIFY_URL, () => answer.promise));
     const el = await fixture<BioVerify>(`<bio-verify ${ATTRS} subject-id="alice"></bio-verify>`);
@@ -91,10 +91,10 @@ describe('the fingerprint glyph (issue 15 item 1)', () => {
   });
 });
 
-describe('a steady layout (issue 15 item 2)', () => {
+describe('a steady layout', () => {
   afterEach(restoreNetwork);
 
-  it('issue 15 item 2: idle, waiting for a finger, a match and a no-match take the same box: the neighbours beside and below stay put', async () => {
+  it('idle, waiting for a finger, a match and a no-match take the same box: the neighbours beside and below stay put', async () => {
     let answer = deferred<Response>();
     installNetwork((n) => n.on('POST', VERIFY_URL, () => answer.promise));
     // A row of two elements and a line below, as a page lays them out.
@@ -136,7 +136,7 @@ describe('a steady layout (issue 15 item 2)', () => {
     ]);
   });
 
-  it('issue 15 item 2: a failure keeps the width, so the neighbour beside stays put (only its technical detail may add lines)', async () => {
+  it('a failure keeps the width, so the neighbour beside stays put (only its technical detail may add lines)', async () => {
     installNetwork((n) => n.on('POST', VERIFY_URL, () => json({ error: 'workstation_offline', message: 'Target workstation is not currently live.' }, 503)));
     const row = await fixture<HTMLDivElement>(
       `<div style="display: flex; gap: 8px; align-items: flex-start"><bio-verify ${ATTRS} subject-id="alice"></bio-verify><span>beside</span></div>`,

@@ -1,5 +1,5 @@
 /**
- * Issue 10, "one error, one code" (product.md 5): `start()` rejects with the very error whose code the
+ * "One error, one code" (docs/elements.md): `start()` rejects with the very error whose code the
  * `bio-error` event carries — for a signed-out user, a failing broker, a missing attribute and half a pin.
  */
 import { expect, fixture, oneEvent } from '@open-wc/testing';

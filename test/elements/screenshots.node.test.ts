@@ -1,6 +1,6 @@
 // Chromium only, by design (docs/development.md): screenshot comparisons are not run in Firefox or WebKit and are not counted as skips.
 /**
- * Issue 15 item 4: each state of the elements (screenshot-scenes.ts) is pictured in headless Chromium
+ * Each state of the elements (screenshot-scenes.ts) is pictured in headless Chromium
  * and compared with its committed image in test/screenshots/, with a small tolerance for font
  * rasterisation. The pictures are made deterministic: a fixed font ("DejaVu Sans", 16px), a 1× device
  * scale, reduced motion (a still scan bar) unless a scene freezes the animation at a set moment.
@@ -40,7 +40,7 @@ const PAGE = `<!doctype html>
 <div id="stage"></div>
 <script src="/page.js"></script>`;
 
-describe('screenshots of each state (Chromium only, issue 15 item 4)', function () {
+describe('screenshots of each state (Chromium only)', function () {
   this.timeout(20_000);
   let server: Server;
   let browser: Browser;
@@ -81,7 +81,7 @@ describe('screenshots of each state (Chromium only, issue 15 item 4)', function 
     await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
   });
 
-  it('issue 15 item 1: with reduced motion asked for, the waiting glyph stands still; without, its scan bar sweeps', async () => {
+  it('with reduced motion asked for, the waiting glyph stands still; without, its scan bar sweeps', async () => {
     const animations = async (motion: 'reduce' | 'no-preference') => {
       await page.emulateMediaFeatures([{ name: 'prefers-reduced-motion', value: motion }]);
       return page.evaluate(async () => {
@@ -94,7 +94,7 @@ describe('screenshots of each state (Chromium only, issue 15 item 4)', function 
   });
 
   for (const scene of SCENES) {
-    it(`issue 15 item 4: ${scene.name} looks as in test/screenshots/${scene.name}.png`, async () => {
+    it(`${scene.name} looks as in test/screenshots/${scene.name}.png`, async () => {
       await page.emulateMediaFeatures([
         { name: 'prefers-color-scheme', value: scene.colorScheme ?? 'light' },
         { name: 'prefers-reduced-motion', value: scene.motion ?? 'reduce' },

@@ -1,5 +1,5 @@
 /**
- * Issue 15 item 2 and decisions.md ("Status"): a failure that reports the state of the reader or its
+ * docs/elements.md: a failure that reports the state of the reader or its
  * workstation is cleared when the page-wide status watch reports the reader back to ready. The element
  * listens only while it shows such a failure, so nothing is polled for a result or another failure, and
  * the watch is the one every element of the page shares.
@@ -22,7 +22,7 @@ const INTERVAL = 3000;
 const statusLine = (el: Element) => el.shadowRoot!.querySelector('[role="status"]')!.textContent!.trim();
 const detail = (el: Element) => el.shadowRoot!.querySelector('[part="error"]');
 
-describe('stale failures clear when the reader is back (issue 15 item 2)', () => {
+describe('stale failures clear when the reader is back', () => {
   let net: Net;
   let clock: FakeClock;
   /** What the local service answers to /status now (a test changes it). */
@@ -46,7 +46,7 @@ describe('stale failures clear when the reader is back (issue 15 item 2)', () =>
     await el.updateComplete;
   }
 
-  it('decisions.md: "workstation offline" stays while the reader merely stays ready, and clears once the status watch reports it back to ready', async () => {
+  it('"workstation offline" stays while the reader merely stays ready, and clears once the status watch reports it back to ready', async () => {
     net.on('POST', VERIFY_URL, OFFLINE);
     const el = await fixture<BioVerify>(`<bio-verify ${ATTRS} subject-id="alice"></bio-verify>`);
     await failWith(el);
@@ -103,7 +103,7 @@ describe('stale failures clear when the reader is back (issue 15 item 2)', () =>
     expect(net.callsTo(STATUS_URL)).to.have.length(polls);
   });
 
-  it('decisions.md: the watch is the page-wide one <bio-reader-status> uses: one poll per interval for both', async () => {
+  it('the watch is the page-wide one <bio-reader-status> uses: one poll per interval for both', async () => {
     net.on('POST', VERIFY_URL, OFFLINE);
     const holder = await fixture<HTMLDivElement>(
       `<div><bio-reader-status local-service-url="${LOCAL}"></bio-reader-status><bio-verify ${ATTRS} subject-id="alice"></bio-verify></div>`,

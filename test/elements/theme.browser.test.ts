@@ -1,5 +1,5 @@
 /**
- * Issue 15 item 3: light and dark themes, through the system's colour scheme and the `theme`
+ * Light and dark themes, through the system's colour scheme and the `theme`
  * attribute. The contrast ratios (WCAG 2.x relative luminance) are computed from the colours the
  * engine renders, against the element's own surface: at least 4.5:1 for text (AA), 3:1 for the glyph
  * and the reader dot (non-text, WCAG 1.4.11). axe stays clean in both themes.
@@ -53,11 +53,11 @@ function pairs(el: Element, state: string): { pair: string; fg: string; bg: stri
   return found;
 }
 
-describe('themes (issue 15 item 3)', () => {
+describe('themes', () => {
   afterEach(restoreNetwork);
 
   for (const theme of ['light', 'dark'] as const) {
-    it(`issue 15 item 3: theme="${theme}": every text colour has at least 4.5:1 against the surface, the glyph and the reader dot 3:1, and axe finds nothing`, async () => {
+    it(`theme="${theme}": every text colour has at least 4.5:1 against the surface, the glyph and the reader dot 3:1, and axe finds nothing`, async () => {
       let answer = deferred<Response>();
       const net = installNetwork((n) => n.on('POST', VERIFY_URL, () => answer.promise));
       const el = await fixture<BioVerify>(`<bio-verify ${ATTRS} subject-id="alice" theme="${theme}"></bio-verify>`);
@@ -115,7 +115,7 @@ describe('themes (issue 15 item 3)', () => {
     });
   }
 
-  it('issue 15 item 3: the two themes differ (dark is a dark surface with light text), and without the attribute the element follows the system', async () => {
+  it('the two themes differ (dark is a dark surface with light text), and without the attribute the element follows the system', async () => {
     installNetwork();
     const holder = await fixture<HTMLDivElement>(
       `<div><bio-verify ${ATTRS} theme="light"></bio-verify><bio-verify ${ATTRS} theme="dark"></bio-verify><bio-verify ${ATTRS}></bio-verify></div>`,
@@ -129,7 +129,7 @@ describe('themes (issue 15 item 3)', () => {
     expect(colorOf(system!)).to.equal(colorOf(prefersDark ? dark! : light!));
   });
 
-  it('issue 15 item 3: the theme property reflects to the attribute, and the page can still set every documented colour', async () => {
+  it('the theme property reflects to the attribute, and the page can still set every documented colour', async () => {
     installNetwork();
     const el = await fixture<BioElement>(`<bio-verify ${ATTRS}></bio-verify>`);
     el.theme = 'dark';

@@ -1,5 +1,5 @@
 /**
- * Issue 13, the integrator's first hour: the package as an integrator gets it. Each package is packed
+ * The integrator's first hour: the package as an integrator gets it. Each package is packed
  * from a copy of the tree (packing never touches the dist/ other tests read) with the dist/
  * that `npm run build` made (npm test builds first; prepack would only build it again), installed from
  * its tarball into an empty temporary project, and used from there: Node's resolver for the entry points,
@@ -107,7 +107,7 @@ function typeCheck(file: string, compilerOptions: { skipLibCheck?: boolean; modu
 
 const installed = (name: string, path = 'package.json') => join(project, 'node_modules', name, path);
 
-describe('issue 13: the packages as installed from their tarballs', function () {
+describe('the packages as installed from their tarballs', function () {
   this.timeout(120_000);
 
   before(async () => {
@@ -132,7 +132,7 @@ describe('issue 13: the packages as installed from their tarballs', function () 
   });
 
   describe('bioid-sdk', () => {
-    it('issue 13 item 8: the tarball ships LICENSE, the README, the manifest, the framework types and one entry per tag, and no sources or tests', () => {
+    it('the tarball ships LICENSE, the README, the manifest, the framework types and one entry per tag, and no sources or tests', () => {
       const { files } = tarballs.get('bioid-sdk')!;
       for (const path of ['LICENSE', 'README.md', 'package.json', 'custom-elements.json', 'dist/bioid-elements.js', 'dist/bioid-diagnostics.js', 'dist/react.d.ts', 'dist/vue.d.ts', 'dist/elements/tags/bio-verify.js', 'dist/elements/tags/bio-verify.d.ts']) {
         assert.include(files, path);
@@ -158,7 +158,7 @@ describe('issue 13: the packages as installed from their tarballs', function () 
       assert.deepEqual(broken, [], 'links that lead outside the package: make them absolute to the repository');
     });
 
-    it('issue 13 item 8: package.json names its repository, homepage, bugs and keywords, and unpkg and jsdelivr serve the script bundle', () => {
+    it('package.json names its repository, homepage, bugs and keywords, and unpkg and jsdelivr serve the script bundle', () => {
       const pkg = JSON.parse(readFileSync(installed('bioid-sdk'), 'utf8'));
       assert.match(pkg.repository?.url, /^git\+https:\/\//);
       assert.match(pkg.homepage, /^https:\/\//);
@@ -169,7 +169,7 @@ describe('issue 13: the packages as installed from their tarballs', function () 
       assert.ok(existsSync(installed('bioid-sdk', 'LICENSE')));
     });
 
-    it('issue 13 item 2: bioid-sdk/dist/bioid-elements.js resolves, to the same file as bioid-sdk/bioid-elements.js', async () => {
+    it('bioid-sdk/dist/bioid-elements.js resolves, to the same file as bioid-sdk/bioid-elements.js', async () => {
       const [viaDist, short] = JSON.parse(
         await inProject(`console.log(JSON.stringify([import.meta.resolve('bioid-sdk/dist/bioid-elements.js'), import.meta.resolve('bioid-sdk/bioid-elements.js')]));`),
       ) as [string, string];
@@ -186,7 +186,7 @@ describe('issue 13: the packages as installed from their tarballs', function () 
       assert.equal(fileURLToPath(viaDist), installed('bioid-sdk', 'dist/bioid-diagnostics.js'));
     });
 
-    it('issue 13 item 2: every tag of custom-elements.json has bioid-sdk/elements/<tag>.js, with types, that defines that tag only, listed in sideEffects', async () => {
+    it('every tag of custom-elements.json has bioid-sdk/elements/<tag>.js, with types, that defines that tag only, listed in sideEffects', async () => {
       const pkg = JSON.parse(readFileSync(installed('bioid-sdk'), 'utf8'));
       const manifest = JSON.parse(readFileSync(installed('bioid-sdk', 'custom-elements.json'), 'utf8')) as {
         modules: { declarations?: { tagName?: string }[] }[];
@@ -255,11 +255,11 @@ describe('issue 13: the packages as installed from their tarballs', function () 
       typeCheck(file);
     });
 
-    it('issue 13 item 4: a React 19 TSX app type-checks against bioid-sdk/react, bio-result typed per tag, and misspelled attributes are errors', () => {
+    it('a React 19 TSX app type-checks against bioid-sdk/react, bio-result typed per tag, and misspelled attributes are errors', () => {
       typeCheck('react-app.tsx');
     });
 
-    it('issue 13 item 4: a Vue 3 usage type-checks against bioid-sdk/vue, bio-result typed per tag, and misspelled attributes are errors', () => {
+    it('a Vue 3 usage type-checks against bioid-sdk/vue, bio-result typed per tag, and misspelled attributes are errors', () => {
       // The generated vue.d.ts is checked by the build (scripts/framework-types.mjs) for what skipLibCheck hides.
       typeCheck('vue-app.ts', { skipLibCheck: true });
     });

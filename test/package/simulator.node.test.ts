@@ -2,7 +2,7 @@
  * Chromium only, by design: it proves that the packages install and that the README's quick start runs against the
  * installed simulator; how the elements behave in Firefox and WebKit is the end-to-end suites' job.
  *
- * Issue 13 item 7: both packages are packed from a copy of the tree and installed from their tarballs
+ * Both packages are packed from a copy of the tree and installed from their tarballs
  * into an empty project, offline; `npx bioid-simulator --help` answers; the installed `bioid-simulator`
  * starts on free ports; and the README's script-tag quick start (its HTML, with the bundle served from
  * the installed `node_modules/bioid-sdk/dist/`) runs against it alone, sign-in included, to a verified
@@ -89,7 +89,7 @@ const portIsFree = (url: string) =>
     socket.once('error', () => resolve(true));
   });
 
-describe('issue 13 item 7: bioid-simulator as an integrator installs it', function () {
+describe('bioid-simulator as an integrator installs it', function () {
   this.timeout(90_000);
   let work: string;
   let app: string;

@@ -9,7 +9,7 @@ import { MissingError, ensure, survey, type Inputs } from '../../scripts/browser
 
 const DEBIAN = 'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nNAME="Debian GNU/Linux"\nVERSION_ID="12"\nID=debian\n';
 const UBUNTU = 'NAME="Ubuntu"\nID=ubuntu\nID_LIKE=debian\n';
-/** The WordPress suite's stack (issue 16), present on every fake machine unless `wordpress: false`. */
+/** The WordPress suite's stack, present on every fake machine unless `wordpress: false`. */
 const WORDPRESS_STACK = [
   '/usr/share/wordpress/wp-settings.php',
   '/usr/share/wordpress/wp-content/themes/twentytwentythree/style.css',

@@ -1,6 +1,6 @@
 // Chromium only by design (docs/development.md: the PHP recipe quick starts); the contract checks need no browser.
 /**
- * Issue 14 item 3: the PHP recipes are tested, not only written. Recipe A (docs/recipes/php/native) is a
+ * The PHP recipes are tested, not only written. Recipe A (docs/recipes/php/native) is a
  * token broker in plain PHP; recipe B (docs/recipes/php/sidecar) is a PHP app whose session check gates
  * `bioid-broker serve`. Both pass `bioid-broker check` (docs/broker-contract.md), and the script-tag quick
  * start reaches a verified match against each in Chromium. PHP runs as `php -S 127.0.0.1:0`, against the

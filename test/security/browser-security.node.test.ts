@@ -1,7 +1,7 @@
 /**
  * Chromium only, by design: it reads Chromium's own console lines (the network error of a deliberate 500,
  * CSP and Trusted Types messages over CDP), which WebDriver BiDi and WebDriver classic do not report.
- * Browser security of the built bundle (issue 7), in real Chromium through scripts/engines.mjs:
+ * Browser security of the built bundle, in real Chromium through scripts/engines.mjs:
  *  - a page with a strict Content-Security-Policy (no unsafe-inline, no unsafe-eval, Trusted Types
  *    required for scripts) runs every element of dist/bioid-elements.js, and an operation of each,
  *    without a single `securitypolicyviolation` event, violation report or console error;

@@ -1,4 +1,4 @@
-/** The options of `bioid-simulator` (issue 13 item 7): defaults, environment, flags, and errors that name the option. */
+/** The options of `bioid-simulator`: defaults, environment, flags, and errors that name the option. */
 import { assert } from 'chai';
 import { readSimulatorConfig, UsageError } from '../../simulator/src/config.js';
 import { throwsError } from '../support/expect-error.js';

@@ -2,7 +2,7 @@
  * A node:http server on 127.0.0.1 port 0 whose answers are as large as a test wants, endless included,
  * written with back-pressure: it writes only as fast as the client reads, and counts what it wrote until
  * the client hung up. So a test can tell "the client stopped reading after about a MiB" from "the client
- * buffered the whole body" (issue 12, item 7).
+ * buffered the whole body".
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,6 +1,6 @@
 // Chromium only, by design (docs/development.md): the WordPress plugin suite.
 /**
- * Issue 16: the plugin in a real WordPress (Debian's, with MariaDB on a socket and `php -S` on loopback;
+ * The plugin in a real WordPress (Debian's, with MariaDB on a socket and `php -S` on loopback;
  * test/wordpress/site.ts), installed from the zip `npm run pack:wordpress` writes, against the simulator
  * (IdP, middleware, workstation). An administrator configures it; an Author, whom WordPress's HTML filter
  * applies to, inserts the verify block and the shortcode and publishes; a signed-in visitor reaches a
