@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
-import { BUNDLE_ALL_BUDGET, BUNDLE_BUDGET, CORE_BUDGET } from './budgets.mjs';
+import { BUNDLE_ALL_BUDGET, BUNDLE_BUDGET, CORE_BUDGET, withFixedBuildId } from './budgets.mjs';
 import { scriptPartFiles } from '../scripts/script-parts.mjs';
 import { atMost, fmt, notMeasured, row } from './report.mjs';
 import { measureTags, tagsOf } from './tag-sizes.mjs';
@@ -163,19 +163,19 @@ export async function runSize({ root, log }) {
   let ours;
   const bundlePath = join(root, 'dist/bioid-elements.js');
   if (existsSync(bundlePath)) {
-    const code = readFileSync(bundlePath, 'utf8');
+    const code = withFixedBuildId(readFileSync(bundlePath, 'utf8'));
     ours = { gzip: gzipSize(code), brotli: brotliSize(code), min: Buffer.byteLength(code) };
     const v = atMost(ours.gzip, BUNDLE_BUDGET, ' B');
     // Which of the package's tags the script carries (a tag name appears in it as a string literal).
     const tags = tagsOf(root).map((t) => t.tag);
     const absent = tags.filter((t) => !new RegExp(`["'\`]${t}["'\`]`).test(code));
     const carries = absent.length ? `leaves out ${absent.map((t) => `<${t}>`).join(', ')}` : `all ${tags.length} tags`;
-    rows.push(row(SECTION, 'dist/bioid-elements.js (before the first element renders; as built)', sizeFigure(ours), `≤ ${fmt(BUNDLE_BUDGET)} B gzip`, v.verdict, [v.note, vsFloor(ours), carries].filter(Boolean).join('; ')));
+    rows.push(row(SECTION, 'dist/bioid-elements.js (before the first element renders; as built, its build id fixed)', sizeFigure(ours), `≤ ${fmt(BUNDLE_BUDGET)} B gzip`, v.verdict, [v.note, vsFloor(ours), carries].filter(Boolean).join('; ')));
     // The files it loads on use (dist/bioid-<part>.js), each fetched and gzipped on its own, and the sum.
     const all = { ...ours };
     const parts = scriptPartFiles(join(root, 'dist'));
     for (const part of parts) {
-      const partCode = readFileSync(join(root, 'dist', part), 'utf8');
+      const partCode = withFixedBuildId(readFileSync(join(root, 'dist', part), 'utf8'));
       const size = { gzip: gzipSize(partCode), brotli: brotliSize(partCode), min: Buffer.byteLength(partCode) };
       for (const k of Object.keys(all)) all[k] += size[k];
       rows.push(row(SECTION, `dist/${part} (loaded on use)`, sizeFigure(size)));

@@ -9,7 +9,7 @@ export { brokerTokenSource, clearBrokerTokens, type BrokerTokenSourceOptions } f
 export { connectLocalService, watchReaderStatus, type StatusWatchOptions } from './core/status-watch.js';
 export { version } from './version.js';
 export type { BioIDErrorCode, BioIDErrorOptions, TokenErrorCode } from './core/errors.js';
-export type { TokenSource } from './core/auth.js';
+export type { TokenSource } from './core/token-source.js';
 export type { ConfirmVerificationOptions, ConfirmedVerification } from './core/confirm-verification.js';
 export type {
   BioIDAuth,

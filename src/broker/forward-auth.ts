@@ -19,7 +19,8 @@
 import type { IncomingMessage } from 'node:http';
 import { BioIDError, messageOf } from '../core/errors.js';
 import { isRedirect, send, type FetchLike } from '../core/http.js';
-import type { BrokerContext, TokenExchangeOptions } from './options.js';
+import type { BrokerContext } from './context.js';
+import type { TokenExchangeOptions } from './options.js';
 
 export interface ForwardAuthOptions {
   /** Absolute http(s) URL of the integrator's session check. */

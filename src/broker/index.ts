@@ -16,7 +16,7 @@ export {
   DEFAULT_BROKER_TIMEOUT_MS,
   DEFAULT_MAX_CACHED_USERS,
   DEFAULT_STORE_TIMEOUT_MS,
-  type BrokerContext,
   type TokenBrokerOptions,
   type TokenExchangeOptions,
 } from './options.js';
+export type { BrokerContext } from './context.js';

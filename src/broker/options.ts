@@ -2,7 +2,6 @@
  * Options of the reference token broker and their validation. Everything is checked when the broker is
  * created, so a wrong deployment fails at start-up with the option named, not on a user's first click.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   isLoopback,
   millisecondsOr,
@@ -19,17 +18,9 @@ import { tokenEndpoint, type IdpClient } from '../core/exchange.js';
 import { DEFAULT_MAX_REUSE_MS } from './user-tokens.js';
 import type { FetchLike } from '../core/http.js';
 import type { BrokerRefusal } from './refusal.js';
+import type { BrokerContext } from './context.js';
 import type { BrokerEventListener } from './events.js';
 import { isTokenStore, type TokenStore } from './store.js';
-
-/**
- * What an adapter knows besides the web `Request`: the Node adapter passes the original `req` and `res`,
- * so `authorize` can read an Express session (`req.session`) or a Passport user. Empty for fetch-style hosts.
- */
-export interface BrokerContext {
-  req?: IncomingMessage;
-  res?: ServerResponse;
-}
 
 export interface TokenExchangeOptions {
   /**

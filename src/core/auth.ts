@@ -9,22 +9,7 @@ import { clientCredentialsForm, exchangeToken, tokenEndpoint } from './exchange.
 import type { FetchLike } from './http.js';
 import { TokenCache } from './token-cache.js';
 import { headerSafeToken } from './token-response.js';
-
-export interface TokenSource {
-  /** The current token, fetched on first use. */
-  get(signal?: AbortSignal): Promise<string>;
-  /** A token to retry with after the middleware answered 401 to `stale`. */
-  refresh(stale: string, signal?: AbortSignal): Promise<string>;
-  /**
-   * Called before `token` is sent to the middleware at `origin`: throws a config error when the token is
-   * bound to another middleware (docs/wire-contract.md, "Tokens"). Sources whose tokens serve one middleware need none.
-   */
-  bind?(token: string, origin: string): void;
-  /** Called when the middleware refused `token` again after a refresh: it is not handed out again. */
-  drop?(token: string): void;
-  /** Set when the source bounds its own waits (`brokerTokenSource(url, { timeoutMs })`); otherwise the instance's timeoutMs does. */
-  timeoutMs?: number;
-}
+import type { TokenSource } from './token-source.js';
 
 /**
  * Spec 8: the instance's `timeoutMs` bounds the caller's wait for `source` (the shared flight may go on

@@ -5,7 +5,8 @@
  * tag exposes this class as `window.BioIDSDK.BioID`: confirming a verification in a browser proves
  * nothing, so the page does not carry that code (`BioID` of `bioid-sdk` adds it, bioid.ts).
  */
-import { boundedSource, idpClientCredentialsSource, isBrowserLike, isTokenSource, tokenProviderSource, type TokenSource } from './auth.js';
+import { boundedSource, idpClientCredentialsSource, isBrowserLike, isTokenSource, tokenProviderSource } from './auth.js';
+import type { TokenSource } from './token-source.js';
 import {
   DEFAULT_READER_SERVICE_URL,
   SHARED_OPTIONS,

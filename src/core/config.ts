@@ -3,7 +3,7 @@
  * mistake surfaces where it was made, with the field named and what to do about it.
  */
 import { BioIDError } from './errors.js';
-import type { TokenSource } from './auth.js';
+import type { TokenSource } from './token-source.js';
 import type { FetchLike } from './http.js';
 
 export const DEFAULT_TIMEOUT_MS = 15_000;

@@ -3,7 +3,7 @@
  * exactly one refresh-and-retry after a 401 (spec 5.3), and the middleware's failures mapped to
  * `BioIDError` codes (spec 7: 503 "Target workstation is not currently live." has its own code).
  */
-import type { TokenSource } from './auth.js';
+import type { TokenSource } from './token-source.js';
 import { isJsonObject } from './config.js';
 import { BioIDError, WORKSTATION_OFFLINE_TEXT, sentence } from './errors.js';
 import { describeReply, joinPath, send, type FetchLike, type Reply } from './http.js';

@@ -4,7 +4,8 @@
  * then sends the capture to the middleware's orchestrator, reporting each phase through `onPhase`.
  * `bio.reader`, `createFingerprintReader` and the elements all run this one class.
  */
-import { boundedSource, isTokenSource, tokenProviderSource, type TokenSource } from './auth.js';
+import { boundedSource, isTokenSource, tokenProviderSource } from './auth.js';
+import type { TokenSource } from './token-source.js';
 import {
   DEFAULT_READER_SERVICE_URL,
   SHARED_OPTIONS,

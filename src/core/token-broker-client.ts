@@ -6,7 +6,8 @@
  * "sign in again" (`session-expired`), "the browser withheld the cookie" (`cookie-blocked`) and "try again
  * later" (`broker-unavailable`) apart.
  */
-import { boundedSource, cachedTokenSource, type TokenSource } from './auth.js';
+import { boundedSource, cachedTokenSource } from './auth.js';
+import type { TokenSource } from './token-source.js';
 import { DEFAULT_TIMEOUT_MS, isJsonObject, millisecondsOr, own, readOptions, requireEndpointUrl, requireHttpUrl } from './config.js';
 import { BioIDError, ReaderAuthError, messageOf, type TokenErrorCode } from './errors.js';
 import { describeReply, isRedirect, send, type Reply } from './http.js';

@@ -5,7 +5,8 @@
  * Values are validated once, by the core, with the element named in the message.
  */
 import type { PropertyDeclaration } from 'lit';
-import { tokenProviderSource, type TokenSource } from '../core/auth.js';
+import { tokenProviderSource } from '../core/auth.js';
+import type { TokenSource } from '../core/token-source.js';
 import { DEFAULT_READER_SERVICE_URL, DEFAULT_TIMEOUT_MS, own } from '../core/config.js';
 import { BioIDError } from '../core/errors.js';
 import { readerFrom, type FingerprintReader } from '../core/reader.js';

@@ -12,16 +12,19 @@ import { API_DIR, ENTRIES, apiReport, compareElements, elementsSummary, type Ele
 
 const UPDATE = 'run `npm run api:update` and commit api/ (docs/versioning.md)';
 
-/** The lines only in the committed report (-) and only in the built one (+), in order. */
+/**
+ * The lines the committed report has more of (-) and the built one has more of (+), each once per extra
+ * copy: a line that also appears elsewhere (`// @public (undocumented)`) is still shown when one copy changed.
+ */
 function lineDiff(committed: string, built: string): string {
-  const was = committed.split('\n');
-  const now = built.split('\n');
-  const inNow = new Set(now);
-  const inWas = new Set(was);
-  return [
-    ...was.filter((line) => line.trim() && !inNow.has(line)).map((line) => `  - ${line}`),
-    ...now.filter((line) => line.trim() && !inWas.has(line)).map((line) => `  + ${line}`),
-  ].join('\n');
+  const count = new Map<string, number>();
+  for (const line of committed.split('\n')) count.set(line, (count.get(line) ?? 0) + 1);
+  for (const line of built.split('\n')) count.set(line, (count.get(line) ?? 0) - 1);
+  return [...count]
+    .filter(([line, n]) => line.trim() && n !== 0)
+    .sort(([, a], [, b]) => b - a)
+    .flatMap(([line, n]) => Array<string>(Math.abs(n)).fill(`  ${n > 0 ? '-' : '+'} ${line}`))
+    .join('\n');
 }
 
 describe('The public API of bioid-sdk is the committed one', function () {

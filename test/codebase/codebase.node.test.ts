@@ -1,0 +1,77 @@
+/**
+ * The codebase as a maintainer meets it after a clone: every path a source, test, script or bench file
+ * cites is in the repository, nothing cites notes or issues that live elsewhere, and the modules of each
+ * package import one another without a circle (docs/development.md).
+ */
+import { assert } from 'chai';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join, normalize, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const SOURCE = /\.(ts|mts|mjs|js|php|css|html)$/;
+
+function filesUnder(dir: string): string[] {
+  const at = join(root, dir);
+  if (!existsSync(at)) return [];
+  return readdirSync(at).flatMap((name) => {
+    const path = join(dir, name);
+    if (name === 'node_modules' || name === 'dist' || name.startsWith('.')) return [];
+    return statSync(join(root, path)).isDirectory() ? filesUnder(path) : SOURCE.test(name) ? [path] : [];
+  });
+}
+
+const CODE_DIRS = ['src', 'test', 'bench', 'scripts', 'broker/src', 'simulator/src', 'demo', 'wordpress'];
+const codeFiles = CODE_DIRS.flatMap(filesUnder);
+
+// A repository path as comments, titles and imports write it: a top-level folder of this repository
+// (after ./ or ../ for a relative one), then a file with an extension; inside another path it is not one. Template holes (`${…}`) and globs end the match, so only literal paths are checked.
+const CITED_PATH = /(?<![\w./-])((?:\.\.?\/)*(?:docs|src|test|bench|scripts|broker|simulator|demo|wordpress|api)\/[\w./-]*\w\.(?:md|ts|mts|mjs|js|json|php|png|css|html|yml))\b/g;
+
+describe('the codebase after a clone', () => {
+  it('every repository path a source, test, script or bench file cites exists', () => {
+    const missing: string[] = [];
+    for (const file of codeFiles) {
+      const text = readFileSync(join(root, file), 'utf8');
+      for (const [, cited] of text.matchAll(CITED_PATH)) {
+        // A relative import names the built file (x.js) of a TypeScript source (x.ts).
+        const paths = [cited, relative(root, join(root, dirname(file), cited))].flatMap((path) => [path, path.replace(/\.js$/, '.ts')]);
+        const line = `${file} cites ${cited}`;
+        if (!paths.some((path) => existsSync(join(root, path))) && !missing.includes(line)) missing.push(line);
+      }
+    }
+    assert.deepEqual(missing, [], 'cite files of this repository (docs/...), or add the file');
+  });
+
+  it('no file cites design notes or issue numbers a maintainer does not have', () => {
+    const outside = /\b(?:product\.md|decisions\.md|\.\.\/shared\/|[Ii]ssue \d+)/;
+    const found = codeFiles.filter((file) => outside.test(readFileSync(join(root, file), 'utf8')));
+    assert.deepEqual(found, [], 'say the reason in the comment, or cite docs/ of this repository');
+  });
+
+  for (const dir of ['src', 'broker/src', 'simulator/src']) {
+    it(`the modules of ${dir}/ import one another without a circle`, () => {
+      const graph = new Map<string, string[]>();
+      for (const file of filesUnder(dir).filter((f) => f.endsWith('.ts'))) {
+        const text = readFileSync(join(root, file), 'utf8');
+        const deps = [...text.matchAll(/(?:import|export)[^;]*?from '(\.[^']+)'/g)].map(([, spec]) =>
+          normalize(join(dirname(file), spec.replace(/\.js$/, '.ts'))),
+        );
+        graph.set(normalize(file), deps);
+      }
+      const circles: string[] = [];
+      const done = new Set<string>();
+      const path: string[] = [];
+      const visit = (file: string) => {
+        if (path.includes(file)) return void circles.push([...path.slice(path.indexOf(file)), file].join(' -> '));
+        if (done.has(file) || !graph.has(file)) return;
+        path.push(file);
+        for (const dep of graph.get(file)!) visit(dep);
+        path.pop();
+        done.add(file);
+      };
+      for (const file of graph.keys()) visit(file);
+      assert.deepEqual(circles, [], 'move what both sides need into a module of its own');
+    });
+  }
+});
