@@ -14,3 +14,4 @@ export function apiReport(name: string): string;
 export function elementsSummary(manifestPath?: string): ElementsSummary;
 export function compareElements(committed: ElementsSummary, built: ElementsSummary): { breaking: string[]; additions: string[] };
 export function elementsJson(summary: ElementsSummary): string;
+export function extract(name: string): { report: string; model: unknown };

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Extractor, ExtractorConfig } from '@microsoft/api-extractor';
+import { ApiModel } from '@microsoft/api-extractor-model';
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 export const API_DIR = join(ROOT, 'api');
@@ -22,7 +23,13 @@ export const ENTRIES = {
 };
 
 /** The API Extractor report (api/<name>.api.md) of one built entry point. */
-export function apiReport(name) {
+export const apiReport = (name) => extract(name).report;
+
+/**
+ * The report of one built entry point and its doc model (the exports with their TSDoc, as
+ * @microsoft/api-extractor-model reads it; scripts/docs-reference.mjs renders it).
+ */
+export function extract(name) {
   const entry = join(ROOT, ENTRIES[name]);
   if (!existsSync(entry)) throw new Error(`${ENTRIES[name]} is missing: run \`npm run build\` first.`);
   const out = mkdtempSync(join(tmpdir(), 'bioid-api-'));
@@ -41,7 +48,7 @@ export function apiReport(name) {
           },
         },
         apiReport: { enabled: true, reportFolder: out, reportTempFolder: out, reportFileName: `${name}.api.md` },
-        docModel: { enabled: false },
+        docModel: { enabled: true, apiJsonFilePath: join(out, `${name}.api.json`) },
         dtsRollup: { enabled: false },
         tsdocMetadata: { enabled: false },
         messages: {
@@ -60,7 +67,8 @@ export function apiReport(name) {
     } });
     if (result.errorCount > 0) throw new Error(`API Extractor failed on ${ENTRIES[name]} (${result.errorCount} errors).`);
     // The header names the package; the report is the same whatever the local path.
-    return readFileSync(join(out, `${name}.api.md`), 'utf8').replace(/\r\n/g, '\n');
+    const report = readFileSync(join(out, `${name}.api.md`), 'utf8').replace(/\r\n/g, '\n');
+    return { report, model: new ApiModel().loadPackage(join(out, `${name}.api.json`)) };
   } finally {
     rmSync(out, { recursive: true, force: true });
   }

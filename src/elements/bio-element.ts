@@ -12,15 +12,15 @@ import { baseStyles } from './styles.js';
  * The base of every element: the settings every tag shares (one table, `settings.ts`), the SDK version
  * mark for the define guard, the shared styles, the localization controller, and `emit`.
  *
- * @attr middleware-url - Address of the biometrics middleware (relative URLs resolve against the page). Required for operations.
- * @attr token-endpoint - URL of the integrator's token broker (GET, session cookie, `X-CSRF: 1`); or set the `getToken` property.
- * @attr integrator-id - Sent as X-Integrator-Id on dispatch.
- * @attr workstation-id - Pins the workstation; needs device-id too. Pinned: the local service is never asked.
+ * @attr middleware-url - The biometrics middleware (relative URLs resolve against the page). Required for operations (attribute or page default); `https:` unless its host is loopback (`localhost`, `127.0.0.0/8`, `[::1]`).
+ * @attr token-endpoint - Your token broker (spec 4.1: GET, session cookie, `X-CSRF: 1`). Required for operations unless the `getToken` property is set.
+ * @attr integrator-id - Sent as `X-Integrator-Id` on dispatch. Required unless your middleware's tokens are tenant-scoped (spec 2.3): without it such a middleware refuses enroll, verify and search (`bio-error` code `middleware`, `missing_integrator_id`).
+ * @attr workstation-id - Pins the dispatch target's workstation; needs device-id too (half a pin is a `config` error). Pinned: the local service is never asked, no `/status` polling.
  * @attr device-id - Pins the device; needs workstation-id too.
- * @attr local-service-url - The local hardware service (default http://localhost:18065).
+ * @attr local-service-url - The local hardware service (default `http://localhost:18065`). An element that is not pinned and falls back to that default says so once per page with `console.warn`: whatever answers on that port would otherwise be used silently.
  * @attr timeout-ms - Bound on each network call, in milliseconds (default 15000).
  * @attr agent-id - The end user who acts (spec 5.8), sent with enroll, verify and search.
- * @attr lang - Language of the element's text (en, de, fr, es); else the page's.
+ * @attr lang - Language of the element's text (en, de, fr, es); else the nearest ancestor's, else the document's.
  * @attr theme - `light` or `dark`; without it the element follows the system's colour scheme (prefers-color-scheme).
  * @fires {BioErrorDetail} bio-error - On any failure, configuration errors included. detail `{ operation, code, message, status?, retryable }`.
  * @csspart base - The card (surface, border, padding). The element is 22em wide (at most its container's) whatever it shows; set `inline-size` on it for another width.

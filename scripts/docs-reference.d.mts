@@ -1,0 +1,4 @@
+export declare const REFERENCE_DIR: string;
+export declare function elementsReference(manifestPath?: string): string;
+export declare function apiReference(name: string, model?: unknown): string;
+export declare function referenceFiles(): Record<string, string>;
