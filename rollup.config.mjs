@@ -50,7 +50,7 @@ export default [
       dir: 'dist',
       format: 'es',
       // Not minified, so readable as shipped, and an integrator's bundler makes its own maps: maps here would
-      // only weigh on the tarball. The minified script below keeps its map (DevTools shows the sources).
+      // only weigh on the tarball.
       sourcemap: false,
       entryFileNames: '[name].js',
       chunkFileNames: 'chunks/[name]-[hash].js',
@@ -68,7 +68,10 @@ export default [
       entryFileNames: 'bioid-elements.js',
       // Each file a part: bioid-diagnostics.js is src/elements/diagnostics.ts and what only it uses.
       chunkFileNames: 'bioid-[name].js',
-      sourcemap: true,
+      // No source map (docs/versioning.md, "What is in the package"): one that shows the sources would have to
+      // embed them (src/ is not in the package), about 55 kB more gzipped in a tarball held to 250 kB; one
+      // without them shows nothing but makes DevTools fetch it.
+      sourcemap: false,
     },
     plugins: [
       resolve({ browser: true }),
@@ -77,7 +80,7 @@ export default [
         declaration: false,
         declarationDir: undefined,
         outDir: 'dist',
-        sourceMap: true,
+        sourceMap: false,
       }),
       minifyTemplates(),
       scriptParts(),

@@ -8,6 +8,9 @@
 //     properties and `bio-*` event handlers, each event typed with the detail type its class declares in
 //     `@fires {Type} name` (`<bio-verify>`'s `bio-result` carries `BioVerifyResultDetail`).
 //     dist/react.d.ts and dist/vue.d.ts are what `import type {} from 'bioid-sdk/react'` (or `/vue`) loads.
+//  3. publicSurface: the manifest that ships keeps what is public (docs/versioning.md): no private or
+//     protected members, nor names starting with `_` or `#`, and no source text of a module's constants
+//     (the styles, the translation tables). It runs last, so the typings above are made from the whole.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { generateJsxTypes } from 'custom-element-jsx-integration';
 import { generateVuejsTypes } from 'custom-element-vuejs-integration';
@@ -85,6 +88,20 @@ export function frameworkTypes({ outdir = 'dist' } = {}) {
       importEachNameOnce(`${outdir}/react-elements.d.ts`);
       importEachNameOnce(`${outdir}/vue.d.ts`);
       writeFileSync(`${outdir}/react.d.ts`, REACT_ENTRY);
+    },
+  };
+}
+
+/** Public members only (docs/versioning.md, "Not public"), and a module constant's name and type without its source text. */
+export function publicSurface() {
+  const isPublic = (member) => (member.privacy ?? 'public') === 'public' && !/^[_#]/.test(member.name);
+  return {
+    name: 'bioid-public-surface',
+    packageLinkPhase({ customElementsManifest }) {
+      for (const declaration of customElementsManifest.modules.flatMap((mod) => mod.declarations ?? [])) {
+        if (declaration.members) declaration.members = declaration.members.filter(isPublic);
+        if (declaration.kind === 'variable') delete declaration.default;
+      }
     },
   };
 }

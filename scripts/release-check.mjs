@@ -1,23 +1,26 @@
 #!/usr/bin/env node
 // `npm run release:check`: the three packages as npm would publish them. Each is packed from a copy of
-// the tree (as test/support/offline-install.ts does, so the prepack of bioid-broker and bioid-simulator
-// never empties a dist/ that tests read), then each tarball goes through publint (package.json, `files`
-// and `exports` against what the tarball holds) and @arethetypeswrong/cli (attw: what TypeScript resolves
-// for every entry point), and its size is printed. Any problem either tool finds fails the check.
+// the tree (scripts/tarball.mjs, as test/package/tarball.node.test.ts packs them, so the prepack of
+// bioid-broker and bioid-simulator never empties a dist/ that tests read), then each tarball goes through
+// publint (package.json, `files` and `exports` against what the tarball holds) and @arethetypeswrong/cli
+// (attw: what TypeScript resolves for every entry point), and its sizes are printed as npm prints them:
+// packed (the .tgz) and unpacked, 1 kB = 1000 B, with the bytes. Any problem either tool finds fails the
+// check, and so does a bioid-sdk tarball over its ceiling (bench/budgets.json, "tarball").
 // bioid-sdk is packed without its prepack, from the dist/ of `npm run build` (npm test builds first).
 // docs/development.md, "Releasing".
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { TARBALL_BUDGET } from '../bench/budgets.mjs';
+import { formatBytes, packPackages } from './tarball.mjs';
 
 const run = promisify(execFile);
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const NODE_MODULES = join(ROOT, 'node_modules');
 const BIN = (name) => join(NODE_MODULES, '.bin', process.platform === 'win32' ? `${name}.cmd` : name);
-const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
 /**
  * attw's profile: `esm-only`, as all three packages are ES modules only (`"type": "module"`, no
@@ -25,13 +28,14 @@ const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
  * resolve) and node16 from CommonJS (where a `require` of an ES module is reported); an ES module package
  * cannot pass either, by design. The per-tag modules are named too: attw skips wildcard subpaths.
  */
-const ATTW_SDK = ['--profile', 'esm-only', '--include-entrypoints', './elements/bio-verify.js', './elements/bio-enroll.js'];
+const ATTW = {
+  'bioid-sdk': ['--profile', 'esm-only', '--include-entrypoints', './elements/bio-verify.js', './elements/bio-enroll.js'],
+  'bioid-broker': ['--profile', 'esm-only'],
+  'bioid-simulator': ['--profile', 'esm-only'],
+};
 
-const PACKAGES = [
-  { dir: '', ignoreScripts: true, attw: ATTW_SDK },
-  { dir: 'broker', ignoreScripts: false, attw: ['--profile', 'esm-only'] },
-  { dir: 'simulator', ignoreScripts: false, attw: ['--profile', 'esm-only'] },
-];
+/** The one package held to a size ceiling. */
+const CEILINGS = { 'bioid-sdk': TARBALL_BUDGET };
 
 async function sh(command, args, cwd) {
   try {
@@ -42,61 +46,38 @@ async function sh(command, args, cwd) {
   }
 }
 
-/** The package at `from` copied to `to`: bioid-sdk its package.json, README, LICENSE and `files`; the others all but node_modules and dist. */
-function copy(from, to, onlyFiles) {
-  const manifest = JSON.parse(readFileSync(join(from, 'package.json'), 'utf8'));
-  if (onlyFiles) {
-    for (const entry of ['package.json', 'README.md', 'LICENSE', ...(manifest.files ?? []).filter((f) => !f.startsWith('!'))]) {
-      if (existsSync(join(from, entry))) cpSync(join(from, entry), join(to, entry), { recursive: true });
-    }
-  } else {
-    cpSync(from, to, { recursive: true, filter: (source) => !['node_modules', 'dist'].includes(source.slice(from.length + 1).split('/')[0]) });
-  }
-  symlinkSync(NODE_MODULES, join(to, 'node_modules'), 'dir');
-}
-
-const kB = (bytes) => `${(bytes / 1024).toFixed(1)} kB`;
-
-if (!existsSync(join(ROOT, 'dist/index.js')) || !existsSync(join(ROOT, 'custom-elements.json'))) {
-  console.error('release:check: dist/ or custom-elements.json is missing: run `npm run build` first.');
-  process.exit(1);
-}
+/** `242.7 kB (242,723 B)`: npm's figure, then the exact bytes. */
+const size = (bytes) => `${formatBytes(bytes)} (${bytes.toLocaleString('en-US')} B)`;
 
 const work = mkdtempSync(join(tmpdir(), 'bioid-release-check-'));
-const tarballs = join(work, 'tarballs');
-mkdirSync(tarballs);
 let failed = false;
 try {
-  const tree = join(work, 'tree');
-  copy(ROOT, tree, true);
-  for (const { dir } of PACKAGES.slice(1)) copy(join(ROOT, dir), join(tree, dir), false);
-  // The three packs at once: two of them run an esbuild build.
-  const packed = await Promise.all(PACKAGES.map(async ({ dir, ignoreScripts, attw }) => {
-    const cwd = join(tree, dir);
-    const result = await sh(NPM, ['pack', '--silent', '--pack-destination', tarballs, ...(ignoreScripts ? ['--ignore-scripts'] : [])], cwd);
-    if (!result.ok) throw new Error(`npm pack failed in ${dir || '.'}:\n${result.output}`);
-    const name = result.output.trim().split('\n').pop();
-    return { dir, attw, tarball: join(tarballs, name) };
-  }));
-  const checked = await Promise.all(packed.map(async ({ dir, attw, tarball }) => {
-    const [publint, types, files] = await Promise.all([
-      sh(BIN('publint'), ['run', tarball, '--strict'], work),
-      sh(BIN('attw'), [tarball, ...attw, '--format', 'ascii', '--no-emoji'], work),
-      sh('tar', ['-tzf', tarball], work),
+  const packed = await packPackages(work);
+  const checked = await Promise.all(packed.map(async (pkg) => {
+    const [publint, types] = await Promise.all([
+      sh(BIN('publint'), ['run', pkg.tarball, '--strict'], work),
+      sh(BIN('attw'), [pkg.tarball, ...ATTW[pkg.name], '--format', 'ascii', '--no-emoji'], work),
     ]);
-    return { dir, tarball, publint, types, files: files.output.trim().split('\n').length };
+    return { ...pkg, publint, types };
   }));
-  for (const { dir, tarball, publint, types, files } of checked) {
-    const name = tarball.slice(tarballs.length + 1);
+  for (const { name, dir, tarball, packed: bytes, unpacked, files, publint, types } of checked) {
     // publint prints "All good!" with no finding; any suggestion, warning or error fails (--strict
     // makes warnings errors; suggestions are not allowed either).
     const publintClean = publint.ok && /All good!/.test(publint.output);
-    console.log(`${name}  ${kB(statSync(tarball).size)} packed, ${files} files  (${dir || '.'})`);
+    const ceiling = CEILINGS[name];
+    const over = ceiling !== undefined && bytes > ceiling;
+    console.log(`${tarball.slice(join(work, 'tarballs').length + 1)}  (${dir || '.'})`);
+    console.log(`  packed ${size(bytes)}${ceiling === undefined ? '' : `, ceiling ${size(ceiling)}${over ? `: OVER by ${size(bytes - ceiling)}` : ''}`}`);
+    console.log(`  unpacked ${size(unpacked)}, ${files.length} files`);
     console.log(`  publint: ${publintClean ? 'clean' : 'PROBLEMS'}`);
     if (!publintClean) console.log(publint.output.replace(/^/gm, '    '));
-    console.log(`  attw ${types.ok ? 'clean' : 'PROBLEMS'} (${attwArgs(dir)})`);
+    console.log(`  attw ${types.ok ? 'clean' : 'PROBLEMS'} (${ATTW[name].join(' ')})`);
     if (!types.ok) console.log(types.output.replace(/^/gm, '    '));
-    failed ||= !publintClean || !types.ok;
+    if (over) {
+      const largest = [...files].sort((a, b) => b.size - a.size).slice(0, 5).map((f) => `${f.path} ${formatBytes(f.size)}`);
+      console.log(`  ${name} is over its ceiling (bench/budgets.json, "tarball"); its largest files, unpacked: ${largest.join(', ')}`);
+    }
+    failed ||= !publintClean || !types.ok || over;
   }
 } catch (error) {
   console.error(error instanceof Error ? error.message : error);
@@ -105,10 +86,6 @@ try {
   rmSync(work, { recursive: true, force: true });
 }
 if (failed) {
-  console.error('release:check failed: fix what publint or attw report (package.json "exports", "types", "files").');
+  console.error('release:check failed: fix what publint or attw report (package.json "exports", "types", "files"), or the size over the ceiling.');
   process.exit(1);
-}
-
-function attwArgs(dir) {
-  return PACKAGES.find((p) => p.dir === dir).attw.join(' ');
 }

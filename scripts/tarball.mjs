@@ -1,0 +1,111 @@
+// The three packages as npm publishes them: packed from a copy of the tree (so the prepack of bioid-broker
+// and bioid-simulator never empties a dist/ that tests read), and each tarball read back: its files, its
+// size (the .tgz, what npm prints as "package size") and its unpacked size (the files' bytes summed, npm's
+// "unpacked size"). `npm run release:check` (scripts/release-check.mjs) and
+// test/package/tarball.node.test.ts pack through here. bioid-sdk is packed without its prepack, from the
+// dist/ of `npm run build`. docs/versioning.md, "What is in the package".
+import { execFile } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { gunzipSync } from 'node:zlib';
+
+const run = promisify(execFile);
+const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
+const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+
+/** The packages of this repository by folder ('' is bioid-sdk); only bioid-sdk is packed without its prepack. */
+export const PACKAGES = [
+  { name: 'bioid-sdk', dir: '', ignoreScripts: true },
+  { name: 'bioid-broker', dir: 'broker', ignoreScripts: false },
+  { name: 'bioid-simulator', dir: 'simulator', ignoreScripts: false },
+];
+
+/** Bytes as npm prints them (1 kB = 1000 B, one decimal), so the figures here read like `npm pack`'s. */
+export function formatBytes(bytes) {
+  if (bytes < 1000) return `${bytes} B`;
+  if (bytes < 999_950) return `${(bytes / 1000).toFixed(1)} kB`;
+  return `${(bytes / 1_000_000).toFixed(1)} MB`;
+}
+
+/** A tar field: text up to its first NUL. */
+const field = (block, start, length) => {
+  const text = block.toString('utf8', start, start + length);
+  const end = text.indexOf('\0');
+  return end < 0 ? text : text.slice(0, end);
+};
+
+/**
+ * The files of a .tgz, read from the file itself: each path without npm's leading `package/`, its size, mode
+ * and contents; `packed` is the .tgz's size, `unpacked` the files' sizes summed.
+ */
+export function readTarball(tarball) {
+  const tar = gunzipSync(readFileSync(tarball));
+  const files = [];
+  let longPath;
+  for (let at = 0; at + 512 <= tar.length; ) {
+    const header = tar.subarray(at, at + 512);
+    if (header.every((byte) => byte === 0)) break;
+    const size = parseInt(field(header, 124, 12).trim() || '0', 8);
+    const type = String.fromCharCode(header[156] || 48);
+    const body = tar.subarray(at + 512, at + 512 + size);
+    at += 512 + Math.ceil(size / 512) * 512;
+    if (type === 'x') {
+      // A pax header: `<length> path=<path>\n` for a path longer than the header holds.
+      longPath = /(?:^|\n)\d+ path=([^\n]*)\n/.exec(body.toString('utf8'))?.[1];
+      continue;
+    }
+    if (type !== '0') {
+      longPath = undefined;
+      continue;
+    }
+    const prefix = field(header, 345, 155);
+    const path = longPath ?? (prefix ? `${prefix}/${field(header, 0, 100)}` : field(header, 0, 100));
+    longPath = undefined;
+    files.push({ path: path.replace(/^package\//, ''), size, mode: parseInt(field(header, 100, 8).trim() || '0', 8), contents: body });
+  }
+  files.sort((a, b) => a.path.localeCompare(b.path));
+  return { packed: statSync(tarball).size, unpacked: files.reduce((sum, file) => sum + file.size, 0), files };
+}
+
+/** The package at `from` copied to `to`: bioid-sdk its package.json, README, LICENSE and `files`; the others all but node_modules and dist. */
+function copy(from, to, onlyFiles) {
+  const manifest = JSON.parse(readFileSync(join(from, 'package.json'), 'utf8'));
+  if (onlyFiles) {
+    for (const entry of ['package.json', 'README.md', 'LICENSE', ...(manifest.files ?? []).filter((f) => !f.startsWith('!'))]) {
+      if (existsSync(join(from, entry))) cpSync(join(from, entry), join(to, entry), { recursive: true });
+    }
+  } else {
+    cpSync(from, to, { recursive: true, filter: (source) => !['node_modules', 'dist'].includes(source.slice(from.length + 1).split('/')[0]) });
+  }
+  symlinkSync(join(ROOT, 'node_modules'), join(to, 'node_modules'), 'dir');
+}
+
+/**
+ * Packs the three packages from a copy of the tree made in `work` (which must exist and be empty), the
+ * tarballs written to `work`/tarballs; each result is its PACKAGES entry, the tarball's path and
+ * readTarball's figures. The packs run at once (two of them run an esbuild build).
+ */
+export async function packPackages(work) {
+  if (!existsSync(join(ROOT, 'dist/index.js')) || !existsSync(join(ROOT, 'custom-elements.json'))) {
+    throw new Error('dist/ or custom-elements.json is missing: run `npm run build` first.');
+  }
+  const tree = join(work, 'tree');
+  const tarballs = join(work, 'tarballs');
+  mkdirSync(tarballs, { recursive: true });
+  copy(ROOT, tree, true);
+  for (const { dir } of PACKAGES.slice(1)) copy(join(ROOT, dir), join(tree, dir), false);
+  return Promise.all(PACKAGES.map(async (pkg) => {
+    const args = ['pack', '--silent', '--pack-destination', tarballs, ...(pkg.ignoreScripts ? ['--ignore-scripts'] : [])];
+    let output;
+    try {
+      const env = { ...process.env, npm_config_update_notifier: 'false', FORCE_COLOR: '0', NO_COLOR: '1' };
+      output = (await run(NPM, args, { cwd: join(tree, pkg.dir), maxBuffer: 16 * 1024 * 1024, env })).stdout;
+    } catch (error) {
+      throw new Error(`npm pack failed in ${pkg.dir || '.'}:\n${error.stdout ?? ''}${error.stderr ?? ''}${error.stdout || error.stderr ? '' : error.message}`);
+    }
+    const tarball = join(tarballs, output.trim().split('\n').pop());
+    return { ...pkg, tarball, ...readTarball(tarball) };
+  }));
+}
