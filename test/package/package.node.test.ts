@@ -209,8 +209,8 @@ describe('the packages as installed from their tarballs', function () {
     });
 
     for (const resolution of ['Bundler', 'NodeNext'] as const) {
-      it(`README quick start 2, pasted into a .ts file, type-checks under strict with moduleResolution ${resolution}`, () => {
-        const section = readFileSync(join(root, 'README.md'), 'utf8').split('## Quick start 2')[1]!;
+      it(`quick start 2 (docs/quick-start.md), pasted into a .ts file, type-checks under strict with moduleResolution ${resolution}`, () => {
+        const section = readFileSync(join(root, 'docs/quick-start.md'), 'utf8').split('## Quick start 2')[1]!;
         const snippet = /```ts\n([\s\S]*?)```/.exec(section)![1]!;
         const file = `quick-start-2-${resolution}.ts`;
         writeFileSync(join(project, file), snippet);

@@ -1,10 +1,10 @@
 /**
- * Chromium only, by design: it proves that the packages install and that the README's quick start runs against the
+ * Chromium only, by design: it proves that the packages install and that the quick starts of docs/quick-start.md run against the
  * installed simulator; how the elements behave in Firefox and WebKit is the end-to-end suites' job.
  *
  * Both packages are packed from a copy of the tree and installed from their tarballs
  * into an empty project, offline; `npx bioid-simulator --help` answers; the installed `bioid-simulator`
- * starts on free ports; and the README's script-tag quick start (its HTML, with the bundle served from
+ * starts on free ports; and the script-tag quick start (its HTML, with the bundle served from
  * the installed `node_modules/bioid-sdk/dist/`) runs against it alone, sign-in included, to a verified
  * match. bioid-sdk is packed without its prepack (the minute-long build): like every test that reads
  * `dist/`, this one needs `npm run build` first. The simulator's prepack (its build) does run.
@@ -25,23 +25,23 @@ import { copyPackage, installOffline, pack, type Packed } from '../support/offli
 import type { Ready } from '../../simulator/src/cli.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const readme = readFileSync(join(root, 'README.md'), 'utf8');
+const quickStarts = readFileSync(join(root, 'docs/quick-start.md'), 'utf8');
 
-/** The README's first ```html block under "Quick start 1". */
+/** The first ```html block under "Quick start 1" of docs/quick-start.md. */
 function scriptTagQuickStart(): string {
-  const section = readme.slice(readme.indexOf('## Quick start 1'));
+  const section = quickStarts.slice(quickStarts.indexOf('## Quick start 1'));
   const block = /```html\n([\s\S]*?)```/.exec(section);
-  assert.ok(block, 'README: Quick start 1 has an html block');
+  assert.ok(block, 'docs/quick-start.md: Quick start 1 has an html block');
   return block[1]!;
 }
 
 
-const quickStart3 = () => readme.slice(readme.indexOf('## Quick start 3'), readme.indexOf('\n## ', readme.indexOf('## Quick start 3') + 1));
+const quickStart3 = () => quickStarts.slice(quickStarts.indexOf('## Quick start 3'), quickStarts.indexOf('\n## ', quickStarts.indexOf('## Quick start 3') + 1));
 
 /** The packages quick start 3's `npm install` line names. */
 function quickStart3Install(): string[] {
   const line = /```sh\nnpm install ([^\n]+)\n```/.exec(quickStart3());
-  assert.ok(line, 'README: quick start 3 starts with an npm install line');
+  assert.ok(line, 'docs/quick-start.md: quick start 3 starts with an npm install line');
   return line[1]!.trim().split(/\s+/);
 }
 
@@ -137,7 +137,7 @@ describe('bioid-simulator as an integrator installs it', function () {
     for (const flag of ['--idp-port', '--middleware-port', '--local-service-port', '--broker-port', '--client-id', '--realm', '--enroll']) {
       assert.include(stdout, flag);
     }
-    // The README's quick start uses the command's defaults: the same ports and integrator id.
+    // The quick starts use the command's defaults: the same ports and integrator id.
     const html = scriptTagQuickStart();
     for (const [setting, url] of [
       ['BIOID_MIDDLEWARE_PORT', 'http://127.0.0.1:18081'],
@@ -151,20 +151,20 @@ describe('bioid-simulator as an integrator installs it', function () {
     assert.include(html, 'integrator-id="demo-integrator"');
   });
 
-  it('README quick start 1 against the installed bioid-simulator alone: sign in, verify, a match the middleware confirms (Chromium)', async () => {
+  it('quick start 1 against the installed bioid-simulator alone: sign in, verify, a match the middleware confirms (Chromium)', async () => {
     simulator = await startSimulator(join(app, 'node_modules', '.bin', 'bioid-simulator'), app);
     const { ready } = simulator;
     assert.include(simulator.output(), `<bio-verify middleware-url="${ready.middlewareUrl}"`, 'it prints the tag to paste');
     assert.deepStrictEqual(ready.enrolled, ['alice']);
     assert.notMatch(simulator.output(), /WARNING|Unsupported runtime/, 'no warning a newcomer would take for an error');
 
-    // The README's page, its default addresses replaced by this run's free ports.
+    // The quick start's page, its default addresses replaced by this run's free ports.
     const html = scriptTagQuickStart()
       .replace('http://127.0.0.1:18081', ready.middlewareUrl)
       .replace('http://127.0.0.1:18082/token', ready.tokenEndpoint)
       .replace('http://127.0.0.1:18065', ready.localServiceUrl);
-    assert.include(readme, 'node_modules/bioid-sdk/dist/bioid-elements.js');
-    assert.include(readme, "express.static('node_modules/bioid-sdk/dist')");
+    assert.include(quickStarts, 'node_modules/bioid-sdk/dist/bioid-elements.js');
+    assert.include(quickStarts, "express.static('node_modules/bioid-sdk/dist')");
     const page = express();
     page.use(express.static(join(app, 'node_modules/bioid-sdk/dist')));
     page.get('/', (_req, res) => void res.type('html').send(`<!doctype html><meta charset="utf-8"><title>Quick start 1</title>\n${html}`));
@@ -199,29 +199,29 @@ describe('bioid-simulator as an integrator installs it', function () {
     assert.deepInclude(await confirmed.json(), { verificationId, subjectId: 'alice', match: true });
   });
 
-  it('the printed backend environment is the one list README quick start 3 and docs/simulator.md copy', () => {
+  it('the printed backend environment is the one list quick start 3 (docs/quick-start.md) and docs/simulator.md copy', () => {
     assert.ok(simulator, 'started by the previous test');
     const printed = simulator.output().slice(simulator.output().indexOf('Your own backend instead'));
     const namesIn = (text: string) => [...new Set([...text.matchAll(/\b(BIOID_[A-Z_]+)=/g)].map((m) => m[1]!))].sort();
     const list = namesIn(printed.slice(0, printed.indexOf('(the IdP')));
     assert.include(list, 'BIOID_INTEGRATOR_ID');
     assert.include(printed, `BIOID_INTEGRATOR_ID=${simulator.ready.integratorId}`);
-    const quickStart3 = readme.slice(readme.indexOf('## Quick start 3'));
+    const quickStart3 = quickStarts.slice(quickStarts.indexOf('## Quick start 3'));
     const comment = /```js\n(\/\/ server\.mjs[\s\S]*?)\nimport/.exec(quickStart3);
-    assert.ok(comment, 'README: quick start 3 opens with the variables it reads');
-    assert.deepStrictEqual(namesIn(comment[1]!), list, 'README quick start 3');
+    assert.ok(comment, 'docs/quick-start.md: quick start 3 opens with the variables it reads');
+    assert.deepStrictEqual(namesIn(comment[1]!), list, 'quick start 3');
     const simulatorDoc = readFileSync(join(root, 'docs', 'simulator.md'), 'utf8');
     const block = /## Your own backend against it[\s\S]*?```sh\n([\s\S]*?)```/.exec(simulatorDoc);
     assert.deepStrictEqual(namesIn(block![1]!), list, 'docs/simulator.md');
   });
 
-  it('README quick start 3 as written, with the environment the simulator prints: sign in, verify, approve (Chromium)', async () => {
+  it('quick start 3 as written, with the environment the simulator prints: sign in, verify, approve (Chromium)', async () => {
     assert.ok(simulator && browser, 'started by the quick start 1 test');
     assert.deepStrictEqual(quickStart3Install(), ['bioid-sdk', 'express', 'express-session']);
-    // The server as the README shows it; only its port and the local service's (the default
+    // The server as the quick start shows it; only its port and the local service's (the default
     // http://localhost:18065 on a workstation) are this run's, as quick start 1's addresses are above.
     const block = /```js\n([\s\S]*?)```/.exec(quickStart3());
-    assert.ok(block, 'README: quick start 3 has a js block');
+    assert.ok(block, 'docs/quick-start.md: quick start 3 has a js block');
     assert.include(block[1]!, "app.listen(3000, '127.0.0.1')");
     assert.include(block[1]!, 'subject-id="alice">');
     const port = await freePort();
