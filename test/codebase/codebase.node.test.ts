@@ -49,6 +49,14 @@ describe('the codebase after a clone', () => {
     assert.deepEqual(found, [], 'say the reason in the comment, or cite docs/ of this repository');
   });
 
+  it('the README is short: what it is, one snippet, the two commands near its top, links (at most 3.5 KB)', () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    assert.isAtMost(Buffer.byteLength(readme), 3584, 'tasks and explanations go to docs/, the README links them');
+    const top = readme.split('\n').slice(0, 25).join('\n');
+    assert.include(top, 'npm ci && npm start');
+    assert.include(top, 'npm test');
+  });
+
   for (const dir of ['src', 'broker/src', 'simulator/src']) {
     it(`the modules of ${dir}/ import one another without a circle`, () => {
       const graph = new Map<string, string[]>();
