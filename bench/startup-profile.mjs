@@ -111,8 +111,8 @@ function frameCategory(f) {
   const fn = f.name ?? f.fn;
   if (/elements\/(localize|translations\/)/.test(s)) return 'localization';
   if (/core\/status-watch/.test(s) || (/elements\//.test(s) && /^(restart|followStatus|report|stop|onPageConfigChange)$/.test(f.fn)) || /statusOptionsFor/.test(fn)) return 'status watch';
-  if (/css-tag\.js/.test(s) || /elements\/(styles|glyph)\.ts/.test(s) && !/fingerprintGlyph/.test(fn) || /^(finalizeStyles|createRenderRoot)$/.test(f.fn)) return 'styles';
-  if (/lit-html\.js/.test(s) || /^(render|renderResult|fingerprintGlyph)$/.test(f.fn) || /fingerprintGlyph/.test(fn) || (/lit-element\.js/.test(s) && /^(update|render)$/.test(f.fn))) return 'template render';
+  if (/css-tag\.js/.test(s) || /elements\/(styles|glyph)\.ts/.test(s) || /^(finalizeStyles|createRenderRoot)$/.test(f.fn)) return 'styles';
+  if (/lit-html\.js/.test(s) || /^(render|renderResult)$/.test(f.fn) || (/lit-element\.js/.test(s) && /^(update|render)$/.test(f.fn))) return 'template render';
   const ctor = f.name === 'constructor' || f.fn === 'constructor';
   if (/reactive-element\.js|lit-element\.js/.test(s) && (ctor || /^(_\$Ev|_\$E_|addController)$/.test(f.fn))) return 'element construction';
   if (/elements\//.test(s) && ctor) return 'element construction';
