@@ -1,7 +1,7 @@
 // The one table of `npm run bench`: rows collected by the sections, printed to the terminal and written
 // to docs/performance.md with the date and the machine, so a figure is never read without its context.
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 
 /**
@@ -112,5 +112,15 @@ ${unmeasured.length ? `\n## Not measured\n\n${unmeasured.map((r) => `- ${r.secti
 
 ${methods.map((s) => `- ${s}`).join('\n')}
 ${extras.length ? `\n${extras.join('\n\n')}\n` : ''}`;
-  writeFileSync(path, text);
+  writeFileSync(path, text + keptSections(path));
+}
+
+/** Sections written by other commands (`node bench/startup-profile.mjs --write`), kept from the file as it is. */
+export const KEPT_HEADING = '\n## Where start-up goes\n';
+
+function keptSections(path) {
+  if (!existsSync(path)) return '';
+  const old = readFileSync(path, 'utf8');
+  const at = old.indexOf(KEPT_HEADING);
+  return at < 0 ? '' : old.slice(at);
 }

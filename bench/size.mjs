@@ -95,7 +95,7 @@ async function withoutStrings(code) {
 }
 
 /** Rollup + node-resolve + terser, in memory. */
-async function rollupBundle(input, { format, resolveBrowser = true, module = format === 'es' }) {
+async function rollupBundle(input, { format, resolveBrowser = true, module = format === 'es', withMap = false }) {
   const { rollup } = await import('rollup');
   const { default: resolve } = await import('@rollup/plugin-node-resolve');
   const { default: terser } = await import('@rollup/plugin-terser');
@@ -104,14 +104,14 @@ async function rollupBundle(input, { format, resolveBrowser = true, module = for
     plugins: [resolve({ browser: resolveBrowser }), terser({ ...TERSER_OPTIONS, module })],
     onwarn: () => {},
   });
-  const { output } = await build.generate({ format, inlineDynamicImports: true });
+  const { output } = await build.generate({ format, inlineDynamicImports: true, sourcemap: withMap });
   await build.close();
-  return output[0].code;
+  return withMap ? { code: output[0].code, map: output[0].map } : output[0].code;
 }
 
 /** The bare Lit floor as a classic script (also used by the start-up section). */
-export async function bareLitBundle(root) {
-  return rollupBundle(join(root, 'bench/fixtures/bare-lit.js'), { format: 'iife' });
+export async function bareLitBundle(root, { withMap = false } = {}) {
+  return rollupBundle(join(root, 'bench/fixtures/bare-lit.js'), { format: 'iife', withMap });
 }
 
 /**

@@ -12,7 +12,7 @@ import { atMost, fmt, notMeasured, row } from './report.mjs';
 
 const SECTION = '4 Start-up';
 const RUNS = 21;
-const OUR_TAGS = ['bio-enroll', 'bio-verify', 'bio-search', 'bio-enrolled', 'bio-reader-status'];
+export const OUR_TAGS = ['bio-enroll', 'bio-verify', 'bio-search', 'bio-enrolled', 'bio-reader-status'];
 
 const ATTRS = {
   'bio-enroll': 'middleware-url="/mw" token-endpoint="/token" subject-id="alice"',
@@ -27,7 +27,7 @@ const ATTRS = {
  * The elements are in the page; `__go()` takes t0, inserts the classic script and resolves with the
  * wall time once every tag is defined, every element rendered (updateComplete) and laid out.
  */
-function page(tags, script) {
+export function page(tags, script) {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>start-up</title></head><body>
 ${tags.map((t) => `<${t} ${ATTRS[t] ?? ''}></${t}>`).join('\n')}
 <script>

@@ -135,16 +135,16 @@ export class StatusWatcher {
 
   watch(listener: StatusListener): () => void {
     this.listeners.add(listener);
+    // The current status at once, as the first listener's 'checking': an element that starts watching as
+    // it renders shows it in that render, with no second one.
     if (this.pin) {
       // Spec 9.3: pinned ids are used unchanged; nothing to poll.
-      const pinned: ReaderStatus = { state: 'pinned', pinned: true, ...this.pin };
-      queueMicrotask(() => this.listeners.has(listener) && listener(pinned));
+      callListener(listener, { state: 'pinned', pinned: true, ...this.pin });
     } else if (this.listeners.size === 1) {
       this.emit({ state: 'checking', pinned: false });
       this.start();
     } else if (this.last) {
-      const current = this.last;
-      queueMicrotask(() => this.listeners.has(listener) && listener(current));
+      callListener(listener, this.last);
     }
     return () => {
       this.listeners.delete(listener);

@@ -6,32 +6,23 @@
  * (`aria-hidden`): the live region beside it says the same in words. Its colour is the status line's
  * (the same tone class).
  */
-import { css, html, type TemplateResult } from 'lit';
+import { css } from 'lit';
 
 /** The element's view: idle, running, done (success), negative (no match) or failed (an error). */
 export type GlyphState = 'idle' | 'running' | 'done' | 'negative' | 'failed';
 
-// The mark in the badge of each finished state.
-const MARKS: Partial<Record<GlyphState, string>> = {
+/**
+ * The mark in the badge of each finished state. The drawing itself (24×24 view box, `part="glyph"`, its
+ * colour the status line's tone class) is written in the operation element's template, not a template of
+ * its own, which every element would prepare and fill apart at start-up: the ridges, arches around one
+ * core, open at the bottom and broken here and there like a fingertip's print; the scan bar, drawn only
+ * while running; the badge, a disc on the print's lower corner ringed in the surface colour, with its
+ * mark, drawn only when finished.
+ */
+export const GLYPH_MARKS: Partial<Record<GlyphState, string>> = {
   done: 'M16.4 18.6l1.4 1.4 2.8-3',
   negative: 'M16.8 16.8l3.4 3.4m0-3.4l-3.4 3.4',
   failed: 'M18.5 16v2.6m0 2v.1',
-};
-
-/**
- * The glyph for `state`, as the `part="glyph"` of an operation element; `tone` is the status line's
- * colour class. One drawing (24×24 view box): the ridges, arches around one core, open at the bottom
- * and broken here and there like a fingertip's print; the scan bar, drawn only while running; the badge,
- * a disc on the print's lower corner ringed in the surface colour, with its mark, drawn only when finished.
- */
-export const fingerprintGlyph = (state: GlyphState, tone: string): TemplateResult => {
-  const mark = MARKS[state];
-  return html`<svg part="glyph" class=${tone} viewBox="0 0 24 24" aria-hidden="true">
-    <path d="M12 11v5.5M10 19.5V11a2 2 0 0 1 4 0v2.5M7 17.5V11a5 5 0 0 1 10 0v4.5M17 19.5v-1M4 14v-3a8 8 0 0 1 13.5-5.8M19.5 9q.5 1 .5 2v2.5M7.5 3.6A10 10 0 0 1 17 4" />
-    <path class="scan" d=${state === 'running' ? 'M3 15h18' : ''} />
-    <circle cx="18.5" cy="18.5" r=${mark ? 5 : 0} />
-    <path class="mark" d=${mark ?? ''} />
-  </svg>`;
 };
 
 export const glyphStyles = css`

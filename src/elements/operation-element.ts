@@ -5,7 +5,7 @@ import type { DispatchTarget, FingerprintReader, OperationOptions, ReaderPhase }
 import { connectLocalService, watchReaderStatus } from '../core/status-watch.js';
 import { BioElement } from './bio-element.js';
 import { asBioIDError, errorDetail, type BioErrorDetail, type BioEventMapOf, type BioOperation } from './events.js';
-import { fingerprintGlyph, glyphStyles } from './glyph.js';
+import { GLYPH_MARKS, glyphStyles } from './glyph.js';
 import type { Params, StringKey } from './localize.js';
 import { en } from './translations/en.js';
 import { hadSession, loginLinkFor, readerFor, statusOptionsFor, tokenSourceFor, type Settings } from './settings.js';
@@ -263,9 +263,16 @@ export abstract class BioOperationElement<R> extends BioElement {
     const running = view.kind === 'running';
     const tone = view.negative ? 'failed' : view.kind;
     const label = this.localize.term(this.operation);
+    const mark = GLYPH_MARKS[view.negative ? 'negative' : view.kind];
+    // The fingerprint glyph (glyph.ts): the print, the scan bar while running, the badge with its mark when finished.
     return html`
       <div part="base" class="base op">
-        ${fingerprintGlyph(view.negative ? 'negative' : view.kind, tone)}
+        <svg part="glyph" class=${tone} viewBox="0 0 24 24" aria-hidden="true">
+          <path d="M12 11v5.5M10 19.5V11a2 2 0 0 1 4 0v2.5M7 17.5V11a5 5 0 0 1 10 0v4.5M17 19.5v-1M4 14v-3a8 8 0 0 1 13.5-5.8M19.5 9q.5 1 .5 2v2.5M7.5 3.6A10 10 0 0 1 17 4" />
+          <path class="scan" d=${running ? 'M3 15h18' : ''} />
+          <circle cx="18.5" cy="18.5" r=${mark ? 5 : 0} />
+          <path class="mark" d=${mark ?? ''} />
+        </svg>
         <button part="button" type="button" aria-disabled=${running ? 'true' : 'false'} aria-describedby="status" @click=${this.onClick}>
           ${label}
         </button>
