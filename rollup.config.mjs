@@ -7,7 +7,6 @@
 import typescript from '@rollup/plugin-typescript';
 import resolve from '@rollup/plugin-node-resolve';
 import terser from '@rollup/plugin-terser';
-import MagicString from 'magic-string';
 import { builtinModules } from 'node:module';
 import { readdirSync, rmSync } from 'node:fs';
 import { minifyTemplates } from './scripts/minify-templates.mjs';
@@ -36,26 +35,6 @@ const terserOptions = {
   compress: { passes: 2 },
   format: { comments: false },
 };
-
-/**
- * V8's explicit compile hint (Chromium 136 and later; other engines read a comment): the script's functions
- * are compiled on a background thread while it streams in, instead of one by one on the main thread at
- * their first call. On the four-tag page the main thread's start-up CPU drops by about 3 ms (a sixth), the
- * background compile grows by about as much, so the total stays the same; + 23 B gzip. Where the script
- * arrives at once (a local server, a warm HTTP cache) the first render waits for that compile, of used and
- * unused functions alike; behind a download it is hidden. The files the script loads on use go without it.
- * See docs/performance.md, Where start-up goes.
- */
-function compileHint() {
-  return {
-    name: 'compile-hint',
-    renderChunk(code, chunk) {
-      if (!chunk.isEntry) return null;
-      const ms = new MagicString(code).prepend('//# allFunctionsCalledOnLoad\n');
-      return { code: ms.toString(), map: ms.generateMap({ hires: true }) };
-    },
-  };
-}
 
 export default [
   {
@@ -106,7 +85,6 @@ export default [
       minifyTemplates(),
       scriptParts(),
       terser(terserOptions),
-      compileHint(),
     ],
   },
 ];
