@@ -23,9 +23,8 @@ export const INSTRUMENT = () => {
   const timers = new Map();
   const { setTimeout: st, clearTimeout: ct, setInterval: si, clearInterval: ci } = window;
   window.setTimeout = function (fn, ms, ...args) {
-    let id;
-    const run = typeof fn === 'function' ? (...a) => (timers.delete(id), fn(...a)) : fn;
-    id = st.call(window, run, ms, ...args);
+    // The callback forgets its own id: it runs after the call below has returned it.
+    const id = st.call(window, typeof fn === 'function' ? (...a) => (timers.delete(id), fn(...a)) : fn, ms, ...args);
     timers.set(id, new Error().stack);
     return id;
   };

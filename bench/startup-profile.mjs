@@ -236,7 +236,7 @@ function attribute(events, profile, mapFor) {
     const span = innermost(t);
     if (span?.category !== 'js') return;
     let category;
-    let chain = [];
+    const chain = [];
     for (let n = id; n !== undefined && nodes.get(n).callFrame.functionName !== '(root)'; n = parentOf.get(n)) chain.push(n);
     const leaf = chain[0] !== undefined ? frame(chain[0]) : undefined;
     if (!leaf || /^\((program|idle|garbage collector)\)$/.test(leaf.fn)) category = 'js other';

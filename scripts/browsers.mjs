@@ -14,7 +14,7 @@
 // Everything this module reads from the machine goes through `inputs` (env, uid, os-release text, file
 // checks, sudo), so tests can drive the missing paths without touching the machine.
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, existsSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 

@@ -30,7 +30,7 @@ const scriptUrl = ((): string => {
   const current = Reflect.get(Document.prototype, 'currentScript', document) as unknown;
   if (current instanceof HTMLScriptElement && current.src) return current.src;
   const named = [...document.querySelectorAll<HTMLScriptElement>('script[src*="bioid-elements"]')].pop();
-  return named?.src || (Reflect.get(Node.prototype, 'baseURI', document) as string);
+  return named?.src || Reflect.get(Node.prototype, 'baseURI', document);
 })();
 
 const parts = new Map<string, Promise<unknown>>();

@@ -75,7 +75,7 @@ export class BioIDCore {
     const tokens = this.tokenSource(c.auth, c.fetchImpl);
     this.reader = newReader(c, c.readerServiceUrl, tokens, pin);
     // Everything but auth: a secret kept on the instance would show in a logged `bio`.
-    const { auth, ...options } = c;
+    const { auth: _auth, ...options } = c;
     this.middleware = { ...options, tokens };
   }
 

@@ -132,7 +132,7 @@ export function requireObject(value: unknown, what: string): Record<string, unkn
   if (!isJsonObject(value)) {
     throw configError(`${what} must be an object.`);
   }
-  return value as Record<string, unknown>;
+  return value;
 }
 
 /** Rejects keys the SDK does not know, so a typo (`middlewareURL`) is not silently ignored. */
@@ -292,11 +292,11 @@ export function readPin(config: unknown, where: string): Pin | undefined {
 export function realmOf(issuerUrl: string): { root: string; realm: string } | undefined {
   const match = /^(.*)\/realms\/([^/]+)\/*$/.exec(issuerUrl);
   if (!match) return undefined;
-  let realm = match[2]!;
+  let realm = match[2];
   try {
     realm = decodeURIComponent(realm);
   } catch {
     // not percent-encoded text: the segment as written
   }
-  return { root: match[1]!, realm };
+  return { root: match[1], realm };
 }

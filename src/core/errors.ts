@@ -146,8 +146,8 @@ export function scrubServerText(text: string, maxLength = 200, secrets: Secrets 
   // Only the head can be shown; what reaches a pattern is bounded, whatever the server sent.
   let out = text.slice(0, maxLength * 8).replace(/\s+/g, ' ').trim();
   out = out
-    .replace(TOKEN_LIKE[0]!, '[redacted]')
-    .replace(TOKEN_LIKE[1]!, '$1[redacted]')
-    .replace(TOKEN_LIKE[2]!, '$1$2[redacted]');
+    .replace(TOKEN_LIKE[0], '[redacted]')
+    .replace(TOKEN_LIKE[1], '$1[redacted]')
+    .replace(TOKEN_LIKE[2], '$1$2[redacted]');
   return out.length > maxLength ? `${out.slice(0, maxLength - 1)}…` : out;
 }

@@ -80,6 +80,8 @@ export async function send(request: SendRequest, options: SendOptions): Promise<
   const stopped = new Promise<never>((_, reject) => {
     cutOff = () => {
       controller.abort();
+      // No reason: the catch below names the error from timedOut or the caller's signal, never from this.
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
       reject();
     };
   });
@@ -221,7 +223,7 @@ function describeNetworkError(error: unknown, secrets?: Secrets): string {
   return detail ? ` (${scrubServerText(detail, 120, secrets)})` : '';
 }
 
-const capitalize = (s: string) => s[0]!.toUpperCase() + s.slice(1);
+const capitalize = (s: string) => s[0].toUpperCase() + s.slice(1);
 
 /** What the server said, for an error message: its `error`/`message` fields, or its text, scrubbed (of the call's `secrets` too). */
 export function describeReply(reply: Reply): string {

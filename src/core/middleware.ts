@@ -65,7 +65,7 @@ export async function callMiddleware(ctx: MiddlewareContext, call: MiddlewareCal
       retryable: false,
     });
   }
-  return reply.json as Record<string, unknown>;
+  return reply.json;
 }
 
 /**

@@ -166,7 +166,7 @@ class FingerprintReaderImpl implements FingerprintReader {
       path: `biometrics/${encodeURIComponent(subjectId)}`,
       signal,
     });
-    return body as EnrolledRecords;
+    return body;
   }
 
   async testCapture(o: { signal?: AbortSignal } = {}): Promise<TestCaptureResult> {

@@ -199,7 +199,7 @@ export class StatusWatcher {
     const name = `bioid-status ${this.ctx.localServiceUrl}`;
     const election = (this.election = new AbortController());
     const channel = (this.channel = new BroadcastChannel(name));
-    channel.onmessage = ({ data }: MessageEvent) => {
+    channel.onmessage = ({ data }: MessageEvent<{ status?: { state?: unknown }; next?: unknown } | 'hello' | null>) => {
       if (data === 'hello') {
         if (this.leading && this.last) channel.postMessage({ status: this.last, next: this.intervalMs });
       } else if (!this.leading && typeof data?.status?.state === 'string') {
@@ -229,13 +229,14 @@ export class StatusWatcher {
         if ((error as Error | null)?.name !== 'AbortError') return;
         // Stolen by a tab that found this one silent: follow it.
         this.leading = false;
-        lead(null);
+        void lead(null);
       });
     this.claim = () => claim({ steal: true });
     claim({ ifAvailable: true });
   }
 
-  private awaitLeader(next: number): void {
+  /** `next`: the leader's word on its next poll, in ms; anything else counts as now. */
+  private awaitLeader(next: unknown): void {
     clearTimeout(this.hang);
     // The leader's next poll, plus a request's longest wait and one interval of grace.
     this.hang = setTimeout(() => this.claim?.(), Math.max(0, Number(next) || 0) + this.ctx.timeoutMs + this.intervalMs);

@@ -25,7 +25,7 @@ export function parseTokenResponse(reply: Reply, source: string): Required<Issue
       { status: reply.status, retryable: false },
     );
   }
-  const { access_token: accessToken, expires_in: expiresIn } = body as Record<string, unknown>;
+  const { access_token: accessToken, expires_in: expiresIn } = body;
   const token = typeof accessToken === 'string' ? headerSafeToken(accessToken) : undefined;
   if (!token) {
     throw new ReaderAuthError(`${source} answered without an access_token that can be sent in an HTTP header (a non-empty string without control characters).`, {

@@ -14,7 +14,7 @@ const WARNED = Symbol.for('bioid-sdk.elements.version-warned');
 
 export function defineElement(tag: string, element: VersionedElement): void {
   if (typeof customElements === 'undefined') return; // server-side rendering: nothing to define
-  const existing = customElements.get(tag) as VersionedElement | undefined;
+  const existing: VersionedElement | undefined = customElements.get(tag);
   if (!existing) {
     customElements.define(tag, element);
     return;

@@ -13,7 +13,7 @@ import type { Settings } from './settings.js';
 import { de, en, es, fr } from './translations/diagnostics.js';
 
 // The strings of the panel join the built-in languages (a page's own strings still come first, localize.ts).
-for (const [lang, strings] of Object.entries({ en, de, fr, es })) Object.assign(translations[lang]!, strings);
+for (const [lang, strings] of Object.entries({ en, de, fr, es })) Object.assign(translations[lang], strings);
 
 /** What the panel needs of its element. */
 export interface PanelHost {

@@ -57,10 +57,13 @@ export interface BioEventDetails {
  * since the events bubble out of the shadow root, on `document` (jQuery-style delegation). */
 export type BioEventMap = { [K in keyof BioEventDetails]: CustomEvent<BioEventDetails[K]> };
 
+// Declaration merging: the page's addEventListener('bio-result', …) gets the detail types.
+/* eslint-disable @typescript-eslint/no-empty-object-type */
 declare global {
   interface HTMLElementEventMap extends BioEventMap {}
   interface DocumentEventMap extends BioEventMap {}
 }
+/* eslint-enable @typescript-eslint/no-empty-object-type */
 
 /** The events of an operation element whose `bio-result` carries its own result type `R`. */
 export type BioEventMapOf<R> = Omit<HTMLElementEventMap, 'bio-result'> & { 'bio-result': CustomEvent<BioResultDetail<R>> };

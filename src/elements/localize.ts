@@ -78,6 +78,7 @@ export class LocalizeController implements ReactiveController {
 /** Any value as text for a binding; hostile JSON such as `{"toString": 1}` cannot be converted and shows as nothing. */
 export function asText(value: unknown): string {
   try {
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- any value, as the page would show it
     return value === undefined || value === null ? '' : String(value);
   } catch {
     return '';
@@ -106,7 +107,7 @@ function followLang(el: { requestUpdate(): void }): () => void {
   if (!observer && typeof MutationObserver === 'function') {
     observer = new MutationObserver(() => followers.forEach((follower) => follower.requestUpdate()));
     // Through the platform's getter: markup such as `<img name="documentElement">` shadows the document's own.
-    observer.observe(Reflect.get(Document.prototype, 'documentElement', document) as Element, { attributes: true, attributeFilter: ['lang'], subtree: true });
+    observer.observe(Reflect.get(Document.prototype, 'documentElement', document), { attributes: true, attributeFilter: ['lang'], subtree: true });
   }
   return () => {
     followers.delete(el);

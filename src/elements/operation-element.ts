@@ -76,6 +76,7 @@ export interface BioOperationElement<R> {
  * @csspart progress - The progress bar, while running.
  * @csspart login - The sign-in link under a `session-expired` failure, when login-url is set.
  */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- the interface above only types its listeners
 export abstract class BioOperationElement<R> extends BioElement {
   static override styles = [baseStyles, glyphStyles];
   static override properties: PropertyDeclarations = {

@@ -68,7 +68,7 @@ const listeners = new Set<() => void>();
  */
 export function pageConfig(): BioIDElementsConfig {
   const value = own(globalThis, 'BioIDElementsConfig');
-  const proto = value && typeof value === 'object' ? Object.getPrototypeOf(value) : undefined;
+  const proto: unknown = value && typeof value === 'object' ? Object.getPrototypeOf(value) : undefined;
   return proto === Object.prototype || proto === null ? (value as BioIDElementsConfig) : {};
 }
 
@@ -108,13 +108,13 @@ export function effectiveSettings(el: Partial<Record<SettingName, unknown>>): Se
   const page = pageConfig();
   checkPageConfig(page);
   // No prototype: a setting that is not here reads as undefined, never as a polluted Object.prototype's.
-  const out: Record<string, unknown> = Object.create(null);
+  const out = Object.create(null) as Record<string, unknown>;
   for (const key of Object.keys(SETTINGS) as SettingName[]) {
     const mine = el[key];
     const value = mine === null || mine === undefined || mine === '' ? own(page, key) : mine;
     if (value !== undefined && value !== null && value !== '') out[key] = value;
   }
-  return out as Settings;
+  return out;
 }
 
 /**
@@ -131,7 +131,7 @@ export function resolveUrl(value: string | undefined): string | undefined {
 }
 
 /** The page's base URL, read through the platform's getter: markup such as `<img name="baseURI">` shadows `document.baseURI`. */
-const pageBase = (): string => Reflect.get(Node.prototype, 'baseURI', document) as string;
+const pageBase = (): string => Reflect.get(Node.prototype, 'baseURI', document);
 
 let warnedDefaultLocalService = false;
 

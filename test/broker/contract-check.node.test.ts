@@ -227,7 +227,7 @@ describe('bioid-broker check names the rule a broker breaks', () => {
     try {
       const run = await runBin(['check', `${server.url}/token`, '--cookie', 'sid=alice', '--origin', APP_ORIGIN]);
       assert.strictEqual(run.status, 1);
-      assert.match(run.stdout, /FAIL  rule  3  anti-CSRF/);
+      assert.match(run.stdout, /FAIL {2}rule {2}3 {2}anti-CSRF/);
       assert.match(run.stdout, /13 rules: \d+ pass, 1 fail/);
     } finally {
       await server.close();

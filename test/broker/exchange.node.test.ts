@@ -240,7 +240,6 @@ describe('per-user token map (privacy and memory bounds)', () => {
   it('a burst of concurrent distinct users against a slow identity provider never holds more entries than the bound, and each user gets its own token', async () => {
     const limit = 100;
     let largest = 0;
-    let tokens: UserTokens;
     // The fake identity provider answers after 30 ms, so every exchange of the burst is in flight at once.
     const slowIdp = async (subject: string) => {
       largest = Math.max(largest, tokens.size);
@@ -248,7 +247,7 @@ describe('per-user token map (privacy and memory bounds)', () => {
       largest = Math.max(largest, tokens.size);
       return { accessToken: `mw-for-${subject}`, expiresIn: 60 };
     };
-    tokens = new UserTokens(slowIdp, limit);
+    const tokens = new UserTokens(slowIdp, limit);
     const subjects = Array.from({ length: 10_000 }, (_, i) => `burst-user-${i}`);
     const results = await Promise.all(subjects.map((subject) => tokens.get(subject)));
     assert.isAtMost(largest, limit, 'entries held while exchanges were in flight');

@@ -45,12 +45,12 @@ describe('integratorId (spec 2.1, 4.4)', () => {
   it('spec 2.1: integratorId null with idpClientCredentials is still "required" (spec 5.4)', () => {
     const g = globalThis as Record<string, unknown>;
     const inBrowser = typeof window === 'object' && typeof document === 'object';
-    if (!inBrowser) (g.window = {}), (g.document = {});
+    if (!inBrowser) Object.assign(g, { window: {}, document: {} });
     try {
       const auth = { type: 'idpClientCredentials' as const, clientId: 'app', clientSecret: 'secret-value-1234', issuerUrl: 'https://idp.example.com', realm: 'acme', dangerouslyAllowBrowser: true };
       throwsError(() => new BioID({ ...PIN, middlewareUrl: MW, auth, integratorId: null as unknown as string }), configError(/integratorId is required/));
     } finally {
-      if (!inBrowser) delete g.window, delete g.document;
+      if (!inBrowser) for (const name of ['window', 'document']) delete g[name];
     }
   });
 });

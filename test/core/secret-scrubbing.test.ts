@@ -17,7 +17,7 @@ const inBrowser = typeof window === 'object' && typeof document === 'object';
 
 function bioOver(fetchImpl: (url: string, init?: RequestInit) => Promise<Response>) {
   const g = globalThis as Record<string, unknown>;
-  if (!inBrowser) (g.window = {}), (g.document = {});
+  if (!inBrowser) Object.assign(g, { window: {}, document: {} });
   try {
     return new BioID({
       ...PIN,
@@ -27,7 +27,7 @@ function bioOver(fetchImpl: (url: string, init?: RequestInit) => Promise<Respons
       auth: { type: 'idpClientCredentials', clientId: 'app', clientSecret: SECRET, issuerUrl: IDP, realm: 'acme', dangerouslyAllowBrowser: true },
     });
   } finally {
-    if (!inBrowser) delete g.window, delete g.document;
+    if (!inBrowser) for (const name of ['window', 'document']) delete g[name];
   }
 }
 

@@ -40,7 +40,7 @@ describe('timeoutMs bounds every call, whatever the fetch does (spec 8)', () => 
     const reader = createFingerprintReader({ ...PIN, middlewareUrl: MW, getToken: 'tok', fetchImpl: deaf(never), timeoutMs: 300 });
     const unpinned = createFingerprintReader({ middlewareUrl: MW, getToken: 'tok', fetchImpl: deaf(never), timeoutMs: 300 });
     const g = globalThis as Record<string, unknown>;
-    if (!inBrowser) (g.window = {}), (g.document = {});
+    if (!inBrowser) Object.assign(g, { window: {}, document: {} });
     let bio: BioID;
     try {
       bio = new BioID({
@@ -52,7 +52,7 @@ describe('timeoutMs bounds every call, whatever the fetch does (spec 8)', () => 
         auth: { type: 'idpClientCredentials', clientId: 'app', clientSecret: 'secret-value-1234', issuerUrl: IDP, realm: 'acme', dangerouslyAllowBrowser: true },
       });
     } finally {
-      if (!inBrowser) delete g.window, delete g.document;
+      if (!inBrowser) for (const name of ['window', 'document']) delete g[name];
     }
     const times = await Promise.all([
       rejectionTime(reader.verify({ subjectId: 'alice' }), { code: 'timeout', message: /the middleware.*within 300 ms/i }),

@@ -9,6 +9,7 @@
  *
  * BIOID_WORDPRESS_SCREENSHOTS=docs/wordpress writes the screenshots of docs/wordpress.md on the way.
  */
+/* eslint-disable @typescript-eslint/no-explicit-any -- WordPress's window.wp (the block editor's API) has no types here */
 import { assert } from 'chai';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
