@@ -110,6 +110,24 @@ function bounded<T>(limit: number, tasks: Array<() => Promise<T>>): Array<Promis
 
 const seconds = (since: number) => `${((Date.now() - since) / 1000).toFixed(1)} s`;
 
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** What runs that were killed left in `dir`: the entries `pattern` matches whose process (group 1) is gone. */
+function removeLeftovers(dir: string, pattern: RegExp): void {
+  if (!existsSync(dir)) return;
+  for (const name of readdirSync(dir)) {
+    const pid = pattern.exec(name)?.[1];
+    if (pid && Number(pid) !== process.pid && !alive(Number(pid))) rmSync(join(dir, name), { recursive: true, force: true });
+  }
+}
+
 /** `npm ci` of the app's toolchain into the cache, unless a previous run left it there. */
 async function toolchain(key: string, fw: Framework, timings: string[]): Promise<string> {
   const dir = join(CACHE, key, fw.dir);
@@ -119,10 +137,15 @@ async function toolchain(key: string, fw: Framework, timings: string[]): Promise
   }
   const started = Date.now();
   const staging = `${dir}.${process.pid}`;
+  removeLeftovers(join(CACHE, key), new RegExp(`^${fw.dir}\\.(\\d+)$`));
   rmSync(staging, { recursive: true, force: true });
   mkdirSync(staging, { recursive: true });
   for (const file of ['package.json', 'package-lock.json']) cpSync(join(here, fw.dir, file), join(staging, file));
-  await npm(staging, ['ci', '--prefer-offline', '--no-audit', '--no-fund'], 300_000);
+  try {
+    await npm(staging, ['ci', '--prefer-offline', '--no-audit', '--no-fund'], 300_000);
+  } catch (error) {
+    throw new Error(`The ${fw.dir} app's toolchain installs from the npm registry on the first run (then it stays in ${CACHE}):\n${(error as Error).message}`);
+  }
   writeFileSync(join(staging, '.installed'), `${new Date().toISOString()}\n`);
   try {
     renameSync(staging, dir);
@@ -135,7 +158,8 @@ async function toolchain(key: string, fw: Framework, timings: string[]): Promise
 
 /** This run's copy of the app beside its toolchain, bioid-sdk installed from the tarball, built. */
 async function buildApp(toolchainDir: string, fw: Framework, sdk: Packed, timings: string[]): Promise<string> {
-  const app = mkdtempSync(join(toolchainDir, 'app-'));
+  removeLeftovers(toolchainDir, /^app-(\d+)-/);
+  const app = mkdtempSync(join(toolchainDir, `app-${process.pid}-`));
   for (const name of readdirSync(join(here, fw.dir))) {
     if (['package.json', 'package-lock.json', 'node_modules', 'dist', '.angular'].includes(name)) continue;
     cpSync(join(here, fw.dir, name), join(app, name), { recursive: true });
@@ -209,8 +233,8 @@ const doc = () => readFileSync(join(root, 'docs', 'frameworks.md'), 'utf8');
 describe('bioid-sdk in React, Vue, Angular and Svelte apps built with their own toolchains (Chromium)', function () {
   this.timeout(300_000);
   let work: string;
-  let sdk: Packed;
   let simulator: { child: ChildProcess; ready: Ready } | undefined;
+  let simulatorStarting: Promise<{ child: ChildProcess; ready: Ready }> | undefined;
   let browser: Browser | undefined;
   const servers: Server[] = [];
   const apps: string[] = [];
@@ -220,29 +244,33 @@ describe('bioid-sdk in React, Vue, Angular and Svelte apps built with their own 
 
   before(async function () {
     assert.ok(existsSync(join(root, 'dist', 'elements', 'index.js')), 'dist/ is missing: run npm run build first');
+    const key = toolchainKey();
+    // Toolchains of earlier versions of the apps go.
+    if (existsSync(CACHE)) for (const name of readdirSync(CACHE)) if (name !== key) rmSync(join(CACHE, name), { recursive: true, force: true });
+    // The toolchains install (on a first run) while bioid-sdk is packed and the simulator starts.
     work = mkdtempSync(join(tmpdir(), 'bioid-frameworks-'));
     const tree = join(work, 'tree');
     mkdirSync(tree);
     copyPackage(root, tree, join(root, 'node_modules'), { onlyFiles: true });
-    sdk = await pack(tree, work, { ignoreScripts: true });
-
-    const key = toolchainKey();
-    // Toolchains of earlier versions of the apps go.
-    if (existsSync(CACHE)) for (const name of readdirSync(CACHE)) if (name !== key) rmSync(join(CACHE, name), { recursive: true, force: true });
-    const simulatorStarted = startSimulator();
+    const packed = pack(tree, work, { ignoreScripts: true });
+    packed.catch(() => undefined); // awaited below
+    simulatorStarting = startSimulator();
+    simulatorStarting.catch(() => undefined); // awaited below and in after()
     const chains = bounded(
       2,
       FRAMEWORKS.map((fw) => async () => {
         const log: string[] = [];
         timings.set(fw.dir, log);
-        const app = await buildApp(await toolchain(key, fw, log), fw, sdk, log);
+        const installed = await toolchain(key, fw, log);
+        const app = await buildApp(installed, fw, await packed, log);
         apps.push(app);
         return app;
       }),
     );
     for (const chain of chains) chain.catch(() => undefined); // each test awaits its own
     builds = new Map(FRAMEWORKS.map((fw, i) => [fw.dir, chains[i]!]));
-    simulator = await simulatorStarted;
+    await packed;
+    simulator = await simulatorStarting;
     browser = await launch('chromium');
   });
 
@@ -250,6 +278,7 @@ describe('bioid-sdk in React, Vue, Angular and Svelte apps built with their own 
     await Promise.allSettled(builds.values());
     await browser?.close().catch(() => undefined);
     for (const server of servers) await new Promise((resolve) => server.close(resolve));
+    simulator ??= await simulatorStarting?.catch(() => undefined);
     if (simulator && simulator.child.exitCode === null) simulator.child.kill('SIGKILL');
     for (const app of apps) rmSync(app, { recursive: true, force: true });
     if (work) rmSync(work, { recursive: true, force: true });
