@@ -1,0 +1,4 @@
+import { mount } from 'svelte';
+import Approve from './Approve.svelte';
+
+mount(Approve, { target: document.getElementById('app'), props: { subject: 'alice' } });

@@ -1,0 +1,4 @@
+import { createApp } from 'vue';
+import Approve from './Approve.vue';
+
+createApp(Approve, { subject: 'alice' }).mount('#app');
