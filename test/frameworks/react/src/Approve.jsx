@@ -5,7 +5,7 @@ export function Approve({ subject }) {
   const [outcome, setOutcome] = useState('');
   const [sent, setSent] = useState('');
   // React 19 form action: the FormData holds <bio-verify name="verification">'s value, the verification id.
-  const approve = (data) => setSent(`Sent ${data.get('verification')}`); // your server confirms it (README quick start 3)
+  const approve = (data) => setSent(`Sent ${data.get('verification')}`); // your server confirms it (docs/quick-start.md, quick start 3)
   return (
     <form action={approve}>
       {/* Attributes as written; subjectId is a property (React 19 sets the element's own properties). */}
