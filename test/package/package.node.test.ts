@@ -28,7 +28,7 @@ const PACKAGES = [{ name: 'bioid-sdk', dir: '.' }];
 const TYPE_CHECK_TOOLS = ['@types/react', 'vue'];
 
 /** Not copied: what npm pack never ships and what is large. */
-const NOT_COPIED = new Set(['node_modules', '.git', 'test', 'bench']);
+const NOT_COPIED = new Set(['node_modules', '.git', '.cache', 'test', 'bench']);
 
 interface Packed {
   name: string;
