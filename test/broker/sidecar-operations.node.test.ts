@@ -378,6 +378,11 @@ describe('bioid-broker serve: traces (OpenTelemetry, through the SDK an operator
       const answer = await token(broker.url, { ...signedIn, Cookie: HOSTILE.cookie, Authorization: HOSTILE.bearer });
       assert.strictEqual(answer.status, 200);
       const { access_token: accessToken } = (await answer.json()) as { access_token: string };
+      // The token is answered first; the store's write and the lock's release end after it, so their spans may come a moment later.
+      const storeNames = () => exporter.getFinishedSpans().filter((s) => s.attributes['db.system.name'] === 'redis').map((s) => s.name);
+      for (const until = Date.now() + 5_000; !['SET', 'EVAL'].every((name) => storeNames().includes(name)) && Date.now() < until; ) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
       const spans = exporter.getFinishedSpans();
       const idpSpan = spans.find((s) => s.attributes['bioid.broker.peer'] === 'identity-provider');
       assert.ok(idpSpan, `an IdP span among ${spans.map((s) => s.name).join(', ')}`);
