@@ -121,11 +121,10 @@ export function toWebRequest(req: IncomingMessage): Request {
   const host = safeHost(req.headers.host);
   // The broker reads no request body (GET only), so none is forwarded; other methods get 405. A method
   // the fetch Request cannot represent (CONNECT, TRACE) never gets here: only GETs reach authorize.
-  const method = req.method ?? 'GET';
-  const headers = requestHeaders(req);
-  // GET is the Request's default; naming it only adds the method's validation to every call.
-  const init: RequestInit = method === 'GET' ? { headers } : { method, headers };
-  return new Request(`${secure ? 'https' : 'http'}://${host}${path.startsWith('/') ? path : `/${path}`}`, init);
+  return new Request(`${secure ? 'https' : 'http'}://${host}${path.startsWith('/') ? path : `/${path}`}`, {
+    method: req.method ?? 'GET',
+    headers: requestHeaders(req),
+  });
 }
 
 /**
