@@ -51,9 +51,11 @@ export function readLogLevel(value: string | undefined, name: string): LogLevel 
 /**
  * A logger writing one JSON object per line: `{"level":"info","time":"<ISO 8601>",…}`. `write` replaces
  * stdout (tests); stdout is written asynchronously, and `flush` writes what is pending (before exit).
+ * `settle` waits (at most `ms`) until the lines so far are written: a line written by `flush` while an
+ * earlier batch is still with the system could otherwise come out before that batch.
  */
-export function createLog(level: LogLevel, write?: (line: string) => void, fd = 1): { log: Logger; flush(): void } {
-  const destination: DestinationStream & { flushSync?: () => void } = write
+export function createLog(level: LogLevel, write?: (line: string) => void, fd = 1): { log: Logger; flush(): void; settle(ms: number): Promise<void> } {
+  const destination: DestinationStream & { flushSync?: () => void; settle?: () => Promise<void> } = write
     ? { write: (chunk: string) => write(chunk.endsWith('\n') ? chunk.slice(0, -1) : chunk) }
     : batchedWriter(fd);
   const log = pino(
@@ -74,6 +76,13 @@ export function createLog(level: LogLevel, write?: (line: string) => void, fd = 
       } catch {
         // Nothing pending, or stdout is gone.
       }
+    },
+    settle: (ms) => {
+      if (!destination.settle) return Promise.resolve();
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      // A stdout nobody reads (EAGAIN retried) must not hold the caller for ever.
+      const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+      return Promise.race([destination.settle(), bound]).finally(() => clearTimeout(timer));
     },
   };
 }
@@ -99,9 +108,10 @@ function isoTime(): string {
  * once past 64 K characters), so a line is out within milliseconds while a busy sidecar makes one write
  * for many requests. A write per line, as pino's own destination does, cost more than the rest of a
  * cached token request (measured with --cpu-prof). Partial writes and a full pipe (EAGAIN) are retried;
- * `flushSync` writes what is left before exit.
+ * `settle` sends the waiting lines at once and resolves when all are written; `flushSync` writes what is
+ * left before exit.
  */
-function batchedWriter(fd: number): DestinationStream & { flushSync(): void } {
+function batchedWriter(fd: number): DestinationStream & { flushSync(): void; settle(): Promise<void> } {
   let lines: string[] = [];
   let chars = 0;
   let dropped = 0;
@@ -109,6 +119,8 @@ function batchedWriter(fd: number): DestinationStream & { flushSync(): void } {
   /** The chunk being written; `inFlight` while the write is with the system (not waiting to retry). */
   let writing: Buffer | undefined;
   let inFlight = false;
+  /** Callers of `settle`, told once nothing is waiting or being written. */
+  let waiters: (() => void)[] = [];
   const take = (): Buffer | undefined => {
     if (lines.length === 0) return undefined;
     const chunk = Buffer.from(lines.join(''));
@@ -123,15 +135,23 @@ function batchedWriter(fd: number): DestinationStream & { flushSync(): void } {
       inFlight = false;
       if (error) {
         if ((error as NodeJS.ErrnoException).code === 'EAGAIN') setTimeout(() => writeOut(chunk), RETRY_MS);
-        else writing = undefined; // stdout is gone: the lines are dropped, the broker goes on.
+        else afterWrite(); // stdout is gone: the chunk is dropped, the broker goes on.
         return;
       }
       if (written < chunk.length) return writeOut(chunk.subarray(written));
-      writing = undefined;
-      // Lines that came during the write wait for their own batch, unless they already fill one.
-      if (chars >= BATCH_CHARS) drain();
-      else if (lines.length > 0) schedule();
+      afterWrite();
     });
+  };
+  /** Lines that came during a write wait for their own batch, unless they already fill one or someone waits. */
+  const afterWrite = () => {
+    writing = undefined;
+    if (chars >= BATCH_CHARS || waiters.length > 0) drain();
+    else if (lines.length > 0) schedule();
+    if (!writing) {
+      const settled = waiters;
+      waiters = [];
+      for (const resolve of settled) resolve();
+    }
   };
   const drain = () => {
     clearTimeout(timer);
@@ -157,6 +177,12 @@ function batchedWriter(fd: number): DestinationStream & { flushSync(): void } {
       chars += line.length;
       if (chars >= BATCH_CHARS) drain();
       else schedule();
+    },
+    settle() {
+      if (!writing && lines.length === 0) return Promise.resolve();
+      const settled = new Promise<void>((resolve) => waiters.push(resolve));
+      if (!writing) drain();
+      return settled;
     },
     flushSync() {
       // A chunk already with the system is written by it; one waiting to be retried is written here.
