@@ -8,8 +8,11 @@
 //  `session-check`: a bare node:http session check answering 204 (the integrator's app, as fast as it gets);
 //  `bare`: a plain node:http handler that answers the same JSON with the same headers.
 //  `idp`: the real IdP of simulator/src/idp.ts alone, for the others (BENCH_IDP="<base URL> <realm>").
-// Prints `{ "port": N }` once listening; exits when stdin ends.
+// Prints `{ "port": N }` once listening; then answers each `cpu` line on stdin with `{ "cpuUs": N }`, the
+// CPU time this process has used (user + system, µs), so the bench can tell a saturated server from one
+// the load generator could not keep busy; exits when stdin ends.
 import { createServer } from 'node:http';
+import { createInterface } from 'node:readline';
 
 const mode = process.argv[2];
 const CLIENT = { clientId: 'bench', clientSecret: 'bench-secret' };
@@ -103,5 +106,9 @@ const stop = async () => {
 };
 process.stdin.on('end', stop);
 process.stdin.on('close', stop);
-process.stdin.resume();
+createInterface({ input: process.stdin }).on('line', (line) => {
+  if (line.trim() !== 'cpu') return;
+  const { user, system } = process.cpuUsage();
+  process.stdout.write(`${JSON.stringify({ cpuUs: user + system })}\n`);
+});
 process.on('SIGTERM', stop);

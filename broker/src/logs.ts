@@ -28,6 +28,12 @@ const REDACTED = [
 ];
 /** A batch is written at once when it reaches this many characters. */
 const BATCH_CHARS = 64 * 1024;
+/**
+ * Otherwise the lines wait this long for others to join them: a busy sidecar then makes about a hundred
+ * writes a second whatever its request rate, where a write per turn of the event loop (each a round trip
+ * to libuv's thread pool) cost about 12% of a cached token request (measured with --cpu-prof).
+ */
+const FLUSH_MS = 10;
 /** How long to wait before writing again when the descriptor is full (a pipe nobody reads yet). */
 const RETRY_MS = 10;
 /** Past this many characters waiting (stdout blocked), lines are dropped and counted, not kept in memory. */
@@ -45,16 +51,18 @@ export function readLogLevel(value: string | undefined, name: string): LogLevel 
 /**
  * A logger writing one JSON object per line: `{"level":"info","time":"<ISO 8601>",…}`. `write` replaces
  * stdout (tests); stdout is written asynchronously, and `flush` writes what is pending (before exit).
+ * `settle` waits (at most `ms`) until the lines so far are written: a line written by `flush` while an
+ * earlier batch is still with the system could otherwise come out before that batch.
  */
-export function createLog(level: LogLevel, write?: (line: string) => void, fd = 1): { log: Logger; flush(): void } {
-  const destination: DestinationStream & { flushSync?: () => void } = write
+export function createLog(level: LogLevel, write?: (line: string) => void, fd = 1): { log: Logger; flush(): void; settle(ms: number): Promise<void> } {
+  const destination: DestinationStream & { flushSync?: () => void; settle?: () => Promise<void> } = write
     ? { write: (chunk: string) => write(chunk.endsWith('\n') ? chunk.slice(0, -1) : chunk) }
     : batchedWriter(fd);
   const log = pino(
     {
       level,
       base: undefined,
-      timestamp: pino.stdTimeFunctions.isoTime,
+      timestamp: isoTime,
       formatters: { level: (label) => ({ level: label }) },
       redact: { paths: REDACTED, censor: '[redacted]' },
     },
@@ -69,24 +77,50 @@ export function createLog(level: LogLevel, write?: (line: string) => void, fd = 
         // Nothing pending, or stdout is gone.
       }
     },
+    settle: (ms) => {
+      if (!destination.settle) return Promise.resolve();
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      // A stdout nobody reads (EAGAIN retried) must not hold the caller for ever.
+      const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+      return Promise.race([destination.settle(), bound]).finally(() => clearTimeout(timer));
+    },
   };
 }
 
+let lastMs = Number.NaN;
+let lastTime = '';
 /**
- * Lines written to a file descriptor in batches: the lines of one turn of the event loop go out in one
- * asynchronous write, at the end of that turn (or at once past 64 K characters), so a line is out within
- * milliseconds while a busy sidecar makes one write for many requests. A write per line, as pino's own
- * destination does, cost more than the rest of a cached token request (measured with --cpu-prof).
- * Partial writes and a full pipe (EAGAIN) are retried; `flushSync` writes what is left before exit.
+ * pino's `stdTimeFunctions.isoTime` (`,"time":"<ISO 8601>"`), the text made once per millisecond: a busy
+ * sidecar writes many lines in each, and `toISOString` per line was 2% of a cached token request
+ * (measured with --cpu-prof).
  */
-function batchedWriter(fd: number): DestinationStream & { flushSync(): void } {
+function isoTime(): string {
+  const now = Date.now();
+  if (now !== lastMs) {
+    lastMs = now;
+    lastTime = `,"time":"${new Date(now).toISOString()}"`;
+  }
+  return lastTime;
+}
+
+/**
+ * Lines written to a file descriptor in batches: the lines of 10 ms go out in one asynchronous write (at
+ * once past 64 K characters), so a line is out within milliseconds while a busy sidecar makes one write
+ * for many requests. A write per line, as pino's own destination does, cost more than the rest of a
+ * cached token request (measured with --cpu-prof). Partial writes and a full pipe (EAGAIN) are retried;
+ * `settle` sends the waiting lines at once and resolves when all are written; `flushSync` writes what is
+ * left before exit.
+ */
+function batchedWriter(fd: number): DestinationStream & { flushSync(): void; settle(): Promise<void> } {
   let lines: string[] = [];
   let chars = 0;
   let dropped = 0;
-  let scheduled = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
   /** The chunk being written; `inFlight` while the write is with the system (not waiting to retry). */
   let writing: Buffer | undefined;
   let inFlight = false;
+  /** Callers of `settle`, told once nothing is waiting or being written. */
+  let waiters: (() => void)[] = [];
   const take = (): Buffer | undefined => {
     if (lines.length === 0) return undefined;
     const chunk = Buffer.from(lines.join(''));
@@ -101,20 +135,33 @@ function batchedWriter(fd: number): DestinationStream & { flushSync(): void } {
       inFlight = false;
       if (error) {
         if ((error as NodeJS.ErrnoException).code === 'EAGAIN') setTimeout(() => writeOut(chunk), RETRY_MS);
-        else writing = undefined; // stdout is gone: the lines are dropped, the broker goes on.
+        else afterWrite(); // stdout is gone: the chunk is dropped, the broker goes on.
         return;
       }
       if (written < chunk.length) return writeOut(chunk.subarray(written));
-      writing = undefined;
-      const next = take();
-      if (next) writeOut(next);
+      afterWrite();
     });
   };
+  /** Lines that came during a write wait for their own batch, unless they already fill one or someone waits. */
+  const afterWrite = () => {
+    writing = undefined;
+    if (chars >= BATCH_CHARS || waiters.length > 0) drain();
+    else if (lines.length > 0) schedule();
+    if (!writing) {
+      const settled = waiters;
+      waiters = [];
+      for (const resolve of settled) resolve();
+    }
+  };
   const drain = () => {
-    scheduled = false;
+    clearTimeout(timer);
+    timer = undefined;
     if (writing) return; // written when the current write ends
     const chunk = take();
     if (chunk) writeOut(chunk);
+  };
+  const schedule = () => {
+    timer ??= setTimeout(drain, FLUSH_MS);
   };
   return {
     write(line: string) {
@@ -129,10 +176,13 @@ function batchedWriter(fd: number): DestinationStream & { flushSync(): void } {
       lines.push(line);
       chars += line.length;
       if (chars >= BATCH_CHARS) drain();
-      else if (!scheduled) {
-        scheduled = true;
-        setImmediate(drain);
-      }
+      else schedule();
+    },
+    settle() {
+      if (!writing && lines.length === 0) return Promise.resolve();
+      const settled = new Promise<void>((resolve) => waiters.push(resolve));
+      if (!writing) drain();
+      return settled;
     },
     flushSync() {
       // A chunk already with the system is written by it; one waiting to be retried is written here.

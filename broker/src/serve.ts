@@ -48,6 +48,8 @@ export const HEALTH_PATH = '/healthz';
 export const READY_PATH = '/readyz';
 /** How long a stop waits for requests in flight before it closes their connections. */
 const DRAIN_MS = 10_000;
+/** How long a stop waits for the log lines already on their way (a stdout nobody reads holds it no longer). */
+const STOP_LOG_WAIT_MS = 1_000;
 
 export interface ServeOptions {
   env: EnvLike;
@@ -84,7 +86,7 @@ export async function serve({ env, write, loadRedis, logFd, gate: givenGate }: S
   const read = (name: string) => (env[name]?.trim() ? env[name]!.trim() : undefined);
   const where = 'bioid-broker serve';
 
-  const { log, flush } = createLog(readLogLevel(read(SERVE_ENV.logLevel), SERVE_ENV.logLevel), write, logFd);
+  const { log, flush, settle } = createLog(readLogLevel(read(SERVE_ENV.logLevel), SERVE_ENV.logLevel), write, logFd);
   const check = read(SERVE_ENV.sessionCheckUrl);
   if (!check) {
     throw new BioIDError('config', `${where}: environment variable ${SERVE_ENV.sessionCheckUrl} is not set: the URL of your backend's session check (GET with the user's Cookie; it answers 204, or 200 with a JSON object, when signed in).`);
@@ -227,6 +229,8 @@ export async function serve({ env, write, loadRedis, logFd, gate: givenGate }: S
         metricsListener?.server.closeAllConnections();
       });
       connected?.close();
+      // The lines still on their way go out before "stopped", which is written at once (the process exits next).
+      await settle(STOP_LOG_WAIT_MS);
       log.info({ event: 'stopped' });
       flush();
     })());

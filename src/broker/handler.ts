@@ -118,6 +118,21 @@ export function createBrokerCore(options: TokenBrokerOptions): BrokerCore {
     headers: extra ? { ...headersFor(origin), ...extra } : headersFor(origin),
     body: JSON.stringify(body),
   });
+  /**
+   * The body of the last token answer in client-credentials mode: every request in the same second gets
+   * the same token and expires_in, so the text is made once instead of per request (JSON.stringify of
+   * the token was 3% of a cached request, measured with --cpu-prof). Exchange mode keeps none: a user's
+   * token must not outlive its own cache entry here.
+   */
+  let lastTokenBody: { accessToken: string; expiresIn: number; text: string } | undefined;
+  const tokenAnswer = (accessToken: string, expiresIn: number, origin: string | null): BrokerAnswer => {
+    const last = lastTokenBody;
+    if (last && last.accessToken === accessToken && last.expiresIn === expiresIn) return { status: 200, headers: headersFor(origin), body: last.text };
+    const body = { access_token: accessToken, expires_in: expiresIn };
+    const text = JSON.stringify(config.middlewareUrl ? { ...body, middleware_url: config.middlewareUrl } : body);
+    if (shared) lastTokenBody = { accessToken, expiresIn, text };
+    return { status: 200, headers: headersFor(origin), body: text };
+  };
   /** A 401 or 403 with its reason in the body (rules 3, 4, 5, 12). */
   const refusal = (status: 401 | 403, reason: 'csrf' | 'no-session' | 'no-cookie' | 'no-subject-token', input: BrokerInput, origin: string | null) => {
     refuse(reason, status, input, origin);
@@ -245,9 +260,7 @@ export function createBrokerCore(options: TokenBrokerOptions): BrokerCore {
     if (!('accessToken' in issued)) return issued;
     // Rule 9 (spec 5.6, 2.4): what remains of the cached token's life, never less than 1 s (0 is not a
     // valid expires_in: a client would reject it). At that edge the true lifetime still exceeds the cache's.
-    const expiresIn = Math.max(1, issued.remaining ?? 1);
-    const body = { access_token: issued.accessToken, expires_in: expiresIn };
-    return json(200, config.middlewareUrl ? { ...body, middleware_url: config.middlewareUrl } : body, origin);
+    return tokenAnswer(issued.accessToken, Math.max(1, issued.remaining ?? 1), origin);
   };
   if (!config.onEvent) return tokenBroker;
   // Each answer reported as a `request` event; without a listener the hot path pays nothing for it.

@@ -91,6 +91,19 @@ export function startSidecar(env: Record<string, string>): Promise<Sidecar> {
 }
 
 /**
+ * Waits (at most `ms`) until the sidecar has printed `count` lines that `match`, and returns them. Its
+ * lines go out in batches a few milliseconds apart, later still on a busy machine: a fixed pause is not enough.
+ */
+export async function loggedLines(sidecar: Sidecar, match: (line: Record<string, unknown>) => boolean, count = 1, ms = 5_000): Promise<Record<string, unknown>[]> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const found = sidecar.lines.filter(match);
+    if (found.length >= count || Date.now() > deadline) return found;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/**
  * The integrator's session check, as a backend in any language would expose it: 204 for a known session
  * cookie (`sid=<name>`), 401 otherwise; with `subjectTokens`, 200 `{ subject_token }` (RFC 8693 variant).
  */

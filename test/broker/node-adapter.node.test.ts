@@ -136,6 +136,36 @@ describe('lightweight request and response on Node', () => {
     assert.ok(copied instanceof Request);
   });
 
+  it('toNodeHandler hands authorize every header as sent: repeated ones joined, each Set-Cookie apart', async () => {
+    const seen: { method: string; cookie: string | null; repeated: string | null; setCookie: string[]; csrf: string | null }[] = [];
+    const broker = toNodeHandler(
+      createTokenBroker(
+        options({
+          authorize: (request: Request) => {
+            seen.push({
+              method: request.method,
+              cookie: request.headers.get('cookie'),
+              repeated: request.headers.get('x-repeated'),
+              setCookie: request.headers.getSetCookie(),
+              csrf: request.headers.get('x-csrf'),
+            });
+            return true;
+          },
+        }),
+      ),
+    );
+    await withServer(broker, async (server) => {
+      // The plain case (every value one string) and the long way (an array value: Set-Cookie).
+      const plain = { 'X-CSRF': '1', Cookie: 'sid=alice', 'X-Repeated': ['a', 'b'] } as unknown as Record<string, string>;
+      assert.strictEqual((await get(`${server.url}/token`, plain)).status, 200);
+      assert.strictEqual((await get(`${server.url}/token`, { ...plain, 'Set-Cookie': ['x=1', 'y=2'] } as unknown as Record<string, string>)).status, 200);
+    });
+    assert.deepStrictEqual(seen, [
+      { method: 'GET', cookie: 'sid=alice', repeated: 'a, b', setCookie: [], csrf: '1' },
+      { method: 'GET', cookie: 'sid=alice', repeated: 'a, b', setCookie: ['x=1', 'y=2'], csrf: '1' },
+    ]);
+  });
+
   it('toNodeHandler(handler, { lazyRequest: true }): a gate that reads context.req only costs no web Request, and a request event comes with that context', async () => {
     const contexts: (BrokerContext | undefined)[] = [];
     const broker = toNodeHandler(

@@ -10,7 +10,9 @@ import { assert } from 'chai';
 import { createHash } from 'node:crypto';
 import { context, propagation, trace } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { readFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { BROKER_ENV } from '../../src/broker/env.js';
 import { DEFAULT_METRICS_HOST, DEFAULT_SHUTDOWN_DELAY_MS, SERVE_ENV, serve, type RunningBroker } from '../../broker/src/serve.js';
 import { LOG_LEVELS, createLog } from '../../broker/src/logs.js';
@@ -337,6 +339,28 @@ describe('bioid-broker serve: logs', () => {
       assert.strictEqual(line.cookie, '[redacted]');
       assert.strictEqual(line.headers.authorization, '[redacted]');
       assert.strictEqual(line.query.code, 'kept');
+    }
+  });
+
+  it('log lines to a file descriptor: batched, in order, and the ones still on their way written before a last line and flush (as at a stop)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bioid-log-'));
+    const path = join(dir, 'out.log');
+    const fd = openSync(path, 'w');
+    try {
+      const { log, flush, settle } = createLog('info', undefined, fd);
+      for (let i = 0; i < 500; i++) log.info({ event: 'request', n: i });
+      // The batch's timer has fired: its write is with the system, or done.
+      await new Promise((resolve) => setTimeout(resolve, 15));
+      log.info({ event: 'request', n: 500 });
+      await settle(1_000);
+      log.info({ event: 'stopped' });
+      flush();
+      const lines = readFileSync(path, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { event: string; n?: number; time: string });
+      assert.deepStrictEqual(lines.map((l) => l.n ?? l.event), [...Array.from({ length: 501 }, (_, i) => i), 'stopped']);
+      for (const line of lines) assert.match(line.time, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    } finally {
+      closeSync(fd);
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

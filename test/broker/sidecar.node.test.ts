@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { decodeJwt } from 'jose';
 import { startIdp, type RunningIdp } from '../../simulator/src/idp.js';
 import { APP_ORIGIN, CLIENT, startServer } from './support.js';
-import { CLI, runBin, startSessionCheck, startSidecar, type Sidecar } from './bin-support.js';
+import { CLI, loggedLines, runBin, startSessionCheck, startSidecar, type Sidecar } from './bin-support.js';
 
 let idp: RunningIdp;
 before(async () => {
@@ -144,8 +144,7 @@ describe('bioid-broker serve (client_credentials) passes bioid-broker check', ()
     await get(`${sidecar.url}/t`, { Cookie: 'sid=alice', 'X-Request-Id': ids[1]! });
     await get(`${sidecar.url}/t`, { 'X-CSRF': '1', Cookie: 'sid=secret-session-value', 'X-Request-Id': ids[2]! });
     const token = (await json(await get(`${sidecar.url}/t`, { 'X-CSRF': '1', Cookie: 'sid=alice', 'X-Request-Id': ids[3]! }))).access_token as string;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    const refusals = sidecar.lines.filter((l) => l.event === 'refused' && ids.includes(l.requestId as string));
+    const refusals = await loggedLines(sidecar, (l) => l.event === 'refused' && ids.includes(l.requestId as string), 3);
     assert.deepStrictEqual(
       refusals.map((l) => [l.level, l.reason, l.status, l.method, l.origin]),
       [
@@ -169,8 +168,7 @@ describe('bioid-broker serve, failures and shutdown', () => {
     try {
       const response = await get(`${sidecar.url}/t`, { 'X-CSRF': '1', Cookie: 'sid=alice' });
       assert.strictEqual(response.status, 500);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      const failure = sidecar.lines.find((l) => l.event === 'failure' && /session check/.test(l.message as string));
+      const [failure] = await loggedLines(sidecar, (l) => l.event === 'failure' && /session check/.test(l.message as string));
       assert.ok(failure, sidecar.output());
       assert.include(failure!.message as string, deadUrl);
       assert.notInclude(sidecar.output(), 'sid=alice');
