@@ -54,7 +54,7 @@ export function readLogLevel(value: string | undefined, name: string): LogLevel 
  * `settle` waits (at most `ms`) until the lines so far are written: a line written by `flush` while an
  * earlier batch is still with the system could otherwise come out before that batch.
  */
-export function createLog(level: LogLevel, write?: (line: string) => void, fd = 1): { log: Logger; flush(): void; settle(ms: number): Promise<void> } {
+export function createLog(level: LogLevel, write?: (line: string) => void, fd = 1): { log: Logger; flush: () => void; settle: (ms: number) => Promise<void> } {
   const destination: DestinationStream & { flushSync?: () => void; settle?: () => Promise<void> } = write
     ? { write: (chunk: string) => write(chunk.endsWith('\n') ? chunk.slice(0, -1) : chunk) }
     : batchedWriter(fd);
@@ -134,7 +134,7 @@ function batchedWriter(fd: number): DestinationStream & { flushSync(): void; set
     fsWrite(fd, chunk, 0, chunk.length, null, (error, written) => {
       inFlight = false;
       if (error) {
-        if ((error as NodeJS.ErrnoException).code === 'EAGAIN') setTimeout(() => writeOut(chunk), RETRY_MS);
+        if ((error).code === 'EAGAIN') setTimeout(() => writeOut(chunk), RETRY_MS);
         else afterWrite(); // stdout is gone: the chunk is dropped, the broker goes on.
         return;
       }

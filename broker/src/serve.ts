@@ -83,7 +83,7 @@ export interface RunningBroker {
 }
 
 export async function serve({ env, write, loadRedis, logFd, gate: givenGate }: ServeOptions): Promise<RunningBroker> {
-  const read = (name: string) => (env[name]?.trim() ? env[name]!.trim() : undefined);
+  const read = (name: string) => (env[name]?.trim() ? env[name].trim() : undefined);
   const where = 'bioid-broker serve';
 
   const { log, flush, settle } = createLog(readLogLevel(read(SERVE_ENV.logLevel), SERVE_ENV.logLevel), write, logFd);
@@ -103,6 +103,7 @@ export async function serve({ env, write, loadRedis, logFd, gate: givenGate }: S
   const logFailure = (message: string) => log.error({ event: 'failure', message });
   // The gate needs the broker's validated timeout, and the broker needs the gate: the options come
   // first, with the gate reached through `gate` once it exists.
+  // eslint-disable-next-line prefer-const -- assigned once, below, from options that need the broker's
   let gate: ForwardAuthGate | undefined;
   // The shared token store (BIOID_TOKEN_STORE_URL/KEY): checked, then connected in the background.
   const storeSettings = tokenStoreFromEnv(env, where);

@@ -19,7 +19,7 @@ function real(lazy: Lazy): Request {
   return (lazy[REAL] ??= lazy[BUILD]());
 }
 
-const prototype: object = Object.create(Request.prototype);
+const prototype = Object.create(Request.prototype) as object;
 // Every accessor and method of the platform's Request, forwarded: a property added by a later Node
 // version is covered without a change here.
 for (const key of Reflect.ownKeys(Request.prototype)) {
@@ -36,7 +36,7 @@ for (const key of Reflect.ownKeys(Request.prototype)) {
     Object.defineProperty(prototype, key, {
       value(this: Lazy, ...args: unknown[]) {
         const request = real(this) as unknown as Record<PropertyKey, (...a: unknown[]) => unknown>;
-        return request[key]!(...args);
+        return request[key](...args);
       },
       configurable: true,
       writable: true,

@@ -59,7 +59,7 @@ export function redisTokenStore(options: RedisTokenStoreOptions): TokenStore {
     },
     async set(key, value, ttlMs) {
       const [name] = await names(key);
-      await client.set(name!, await cipher.seal(name!, value), { expiration: ttl(ttlMs) });
+      await client.set(name, await cipher.seal(name, value), { expiration: ttl(ttlMs) });
     },
     async delete(key) {
       // One DEL per name: in a cluster, names of different keys live in different slots.
@@ -67,12 +67,12 @@ export function redisTokenStore(options: RedisTokenStoreOptions): TokenStore {
     },
     async setIfAbsent(key, value, ttlMs) {
       const [name] = await names(key);
-      const reply = await client.set(name!, await cipher.tag(value), { expiration: ttl(ttlMs), condition: 'NX' });
+      const reply = await client.set(name, await cipher.tag(value), { expiration: ttl(ttlMs), condition: 'NX' });
       return reply === 'OK';
     },
     async compareAndDelete(key, value) {
       const [name] = await names(key);
-      const reply = await client.eval(COMPARE_AND_DELETE, { keys: [name!], arguments: [await cipher.tag(value)] });
+      const reply = await client.eval(COMPARE_AND_DELETE, { keys: [name], arguments: [await cipher.tag(value)] });
       return Number(reply) === 1;
     },
   };

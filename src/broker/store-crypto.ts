@@ -72,12 +72,12 @@ export class StoreCipher {
 
   /** A value to compare, never to read back (the lock holder's id): its HMAC under the first key. */
   async tag(value: string): Promise<string> {
-    return hmacHex((await this.pairs)[0]!.names, `tag\0${value}`);
+    return hmacHex((await this.pairs)[0].names, `tag\0${value}`);
   }
 
   /** base64(IV ‖ AES-GCM(plaintext)) with `name` as additional data, under the first key. */
   async seal(name: string, plaintext: string): Promise<string> {
-    const key = (await this.pairs)[0]!.values;
+    const key = (await this.pairs)[0].values;
     const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
     const sealed = new Uint8Array(await crypto.subtle.encrypt({ name: 'AES-GCM', iv, additionalData: encoder.encode(name) }, key, encoder.encode(plaintext)));
     const out = new Uint8Array(IV_BYTES + sealed.length);

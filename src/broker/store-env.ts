@@ -25,7 +25,7 @@ type Env = Record<string, string | undefined>;
 
 /** The validated store settings, or undefined when neither variable is set. Values are never echoed. */
 export function tokenStoreFromEnv(env: Env, where = 'brokerOptionsFromEnv'): TokenStoreSettings | undefined {
-  const read = (name: string) => (env[name]?.trim() ? env[name]!.trim() : undefined);
+  const read = (name: string) => (env[name]?.trim() ? env[name].trim() : undefined);
   const url = read(STORE_ENV.url);
   const key = read(STORE_ENV.key);
   if (url === undefined && key === undefined) return undefined;

@@ -150,7 +150,7 @@ export class UserTokens {
  */
 function userOf(accessToken: string): string | undefined {
   try {
-    const payload = JSON.parse(atob(accessToken.split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/'))) as { sub?: unknown };
+    const payload = JSON.parse(atob(accessToken.split('.')[1].replace(/-/g, '+').replace(/_/g, '/'))) as { sub?: unknown };
     return typeof payload.sub === 'string' && payload.sub !== '' ? payload.sub : undefined;
   } catch {
     return undefined;
