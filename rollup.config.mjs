@@ -17,8 +17,7 @@ rmSync('dist', { recursive: true, force: true });
 
 const nodeBuiltins = new Set([...builtinModules, ...builtinModules.map((m) => `node:${m}`)]);
 const ownDependencies = ['lit', 'workbox-window', 'express'];
-const isExternal = (id) =>
-  nodeBuiltins.has(id) || ownDependencies.some((dep) => id === dep || id.startsWith(`${dep}/`));
+const isExternal = (id) => nodeBuiltins.has(id) || ownDependencies.some((dep) => id === dep || id.startsWith(`${dep}/`));
 
 // One entry per tag (`bioid-sdk/elements/<tag>.js`): every file in src/elements/tags/ defines its tag.
 // The whole-set entry imports these same files, so each tag's define call stays in its own entry file

@@ -27,7 +27,13 @@ async function coldRequests() {
   const idp = await startIdp({ clients: [{ clientId: 'bench', clientSecret: 'bench-secret' }], port: 0 });
   const server = createServer(
     toNodeHandler(
-      createTokenBroker({ issuerUrl: idp.baseUrl, realm: idp.realm, clientId: 'bench', clientSecret: 'bench-secret', authorize: () => true }),
+      createTokenBroker({
+        issuerUrl: idp.baseUrl,
+        realm: idp.realm,
+        clientId: 'bench',
+        clientSecret: 'bench-secret',
+        authorize: () => true,
+      }),
     ),
   );
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -145,7 +151,10 @@ async function cachedPath(root, log) {
     const cpu = { broker: [], sidecar: [], bare: [] };
     const busy = { broker: [], sidecar: [], bare: [] };
     let problems = 0;
-    const orders = [['broker', 'sidecar', 'bare'], ['bare', 'sidecar', 'broker']];
+    const orders = [
+      ['broker', 'sidecar', 'bare'],
+      ['bare', 'sidecar', 'broker'],
+    ];
     for (const order of orders) {
       for (const name of order) {
         const r = await cannon(servers[name]);
@@ -169,7 +178,10 @@ async function forwardAuth(root, log) {
   try {
     servers.idp = await child(root, 'idp');
     servers.check = await child(root, 'session-check');
-    servers.serve = await child(root, 'forward-auth', { BENCH_IDP: servers.idp.idp, BENCH_SESSION_CHECK_URL: servers.check.url.replace(/\/token$/, '/session') });
+    servers.serve = await child(root, 'forward-auth', {
+      BENCH_IDP: servers.idp.idp,
+      BENCH_SESSION_CHECK_URL: servers.check.url.replace(/\/token$/, '/session'),
+    });
     const headers = { Cookie: 'session=bench' };
     const first = await fetch(servers.serve.url, { headers: { 'X-CSRF': '1', ...headers } });
     if (first.status !== 200) throw new Error(`bioid-broker serve answered HTTP ${first.status}`);
@@ -194,16 +206,32 @@ export async function runBroker({ root, log }) {
     const cold = await coldRequests();
     const verdict = cold.exchanges === 1 && cold.ok === 1000 ? 'pass' : 'MISS';
     rows.push(
-      row(SECTION, 'IdP exchanges: 1000 concurrent cold requests (real IdP)', fmt(cold.exchanges), '= 1 per 1000', verdict,
-        [cold.exchanges > 1 ? `${cold.exchanges - 1} more than 1` : '', `${cold.ok}/1000 answered 200, ${cold.distinct} distinct token(s)`].filter(Boolean).join('; ')),
+      row(
+        SECTION,
+        'IdP exchanges: 1000 concurrent cold requests (real IdP)',
+        fmt(cold.exchanges),
+        '= 1 per 1000',
+        verdict,
+        [cold.exchanges > 1 ? `${cold.exchanges - 1} more than 1` : '', `${cold.ok}/1000 answered 200, ${cold.distinct} distinct token(s)`]
+          .filter(Boolean)
+          .join('; '),
+      ),
     );
   } catch (error) {
-    rows.push(notMeasured(SECTION, 'IdP exchanges: 1000 concurrent cold requests', `failed (${error instanceof Error ? error.message.split('\n')[0] : error})`, '= 1 per 1000'));
+    rows.push(
+      notMeasured(
+        SECTION,
+        'IdP exchanges: 1000 concurrent cold requests',
+        `failed (${error instanceof Error ? error.message.split('\n')[0] : error})`,
+        '= 1 per 1000',
+      ),
+    );
   }
   let cached;
   try {
     const c = (cached = await cachedPath(root, log));
-    const runsNote = (name) => `runs ${name} ${c.runs[name].map((x) => fmt(Math.round(x))).join(', ')}; bare ${c.runs.bare.map((x) => fmt(Math.round(x))).join(', ')}`;
+    const runsNote = (name) =>
+      `runs ${name} ${c.runs[name].map((x) => fmt(Math.round(x))).join(', ')}; bare ${c.runs.bare.map((x) => fmt(Math.round(x))).join(', ')}`;
     const load = `load average ${os.loadavg()[0].toFixed(1)}`;
     // The req/s ratio is the budget's; the CPU each request costs says whether it is the servers' ratio or
     // the load generator's: a bare server short of a full core was waiting for autocannon, and then the
@@ -215,36 +243,75 @@ export async function runBroker({ root, log }) {
     const starved = c.busy.bare < MIN_BARE_BUSY;
     const judge = (value) =>
       starved
-        ? { verdict: 'not measured', note: `load generator starved: bare busy ${Math.round(c.busy.bare * 100)}% of a core (under ${MIN_BARE_BUSY * 100}%); rerun on a quiet machine` }
+        ? {
+            verdict: 'not measured',
+            note: `load generator starved: bare busy ${Math.round(c.busy.bare * 100)}% of a core (under ${MIN_BARE_BUSY * 100}%); rerun on a quiet machine`,
+          }
         : atLeast(value, 0.5, '×');
     const ratio = c.broker / c.bare;
     const v = judge(ratio);
     rows.push(
-      row(SECTION, `cached path: broker via toNodeHandler req/s vs bare node:http (autocannon, ${CONNECTIONS} conns, ${DURATION_S} s × 2 each)`,
-        `${ratio.toFixed(2)}× (${fmt(Math.round(c.broker))} vs ${fmt(Math.round(c.bare))} req/s)`, '≥ 0.5×', v.verdict,
-        [v.note, c.problems ? `${c.problems} non-2xx/errors` : '', load, cpuNote('broker'), runsNote('broker')].filter(Boolean).join('; ')),
+      row(
+        SECTION,
+        `cached path: broker via toNodeHandler req/s vs bare node:http (autocannon, ${CONNECTIONS} conns, ${DURATION_S} s × 2 each)`,
+        `${ratio.toFixed(2)}× (${fmt(Math.round(c.broker))} vs ${fmt(Math.round(c.bare))} req/s)`,
+        '≥ 0.5×',
+        v.verdict,
+        [v.note, c.problems ? `${c.problems} non-2xx/errors` : '', load, cpuNote('broker'), runsNote('broker')].filter(Boolean).join('; '),
+      ),
     );
     const sidecarRatio = c.sidecar / c.bare;
     const sv = judge(sidecarRatio);
     rows.push(
-      row(SECTION, 'cached path: bioid-broker serve (logs at info, metrics on, gate answers at once) req/s vs bare node:http, same run',
-        `${sidecarRatio.toFixed(2)}× (${fmt(Math.round(c.sidecar))} vs ${fmt(Math.round(c.bare))} req/s)`, '≥ 0.5×', sv.verdict,
-        [sv.note, load, cpuNote('sidecar'), runsNote('sidecar')].filter(Boolean).join('; ')),
+      row(
+        SECTION,
+        'cached path: bioid-broker serve (logs at info, metrics on, gate answers at once) req/s vs bare node:http, same run',
+        `${sidecarRatio.toFixed(2)}× (${fmt(Math.round(c.sidecar))} vs ${fmt(Math.round(c.bare))} req/s)`,
+        '≥ 0.5×',
+        sv.verdict,
+        [sv.note, load, cpuNote('sidecar'), runsNote('sidecar')].filter(Boolean).join('; '),
+      ),
     );
   } catch (error) {
-    rows.push(notMeasured(SECTION, 'cached path: broker and sidecar vs bare node:http', `failed (${error instanceof Error ? error.message.split('\n')[0] : error})`, '≥ 0.7× / ≥ 0.5×'));
+    rows.push(
+      notMeasured(
+        SECTION,
+        'cached path: broker and sidecar vs bare node:http',
+        `failed (${error instanceof Error ? error.message.split('\n')[0] : error})`,
+        '≥ 0.7× / ≥ 0.5×',
+      ),
+    );
   }
   try {
     const f = await forwardAuth(root, log);
     // Saturated servers: 1/rps is the machine time one request costs (sidecar and session check together).
-    const extra = cached ? `; vs the sidecar without the check ${(f.rps / cached.sidecar).toFixed(2)}×, about ${fmt(Math.round(1e6 / f.rps - 1e6 / cached.sidecar))} µs more machine time per request` : '';
+    const extra = cached
+      ? `; vs the sidecar without the check ${(f.rps / cached.sidecar).toFixed(2)}×, about ${fmt(Math.round(1e6 / f.rps - 1e6 / cached.sidecar))} µs more machine time per request`
+      : '';
     rows.push(
-      row(SECTION, 'forward-auth: bioid-broker serve asking a bare session check per request (reported apart)',
-        `${fmt(Math.round(f.rps))} req/s${cached ? ` (${(f.rps / cached.bare).toFixed(2)}× bare)` : ''}`, '', '—',
-        [`the extra round trip to the session check${extra}`, f.problems ? `${f.problems} non-2xx/errors` : '', `runs ${f.runs.map((x) => fmt(Math.round(x))).join(', ')}`].filter(Boolean).join('; ')),
+      row(
+        SECTION,
+        'forward-auth: bioid-broker serve asking a bare session check per request (reported apart)',
+        `${fmt(Math.round(f.rps))} req/s${cached ? ` (${(f.rps / cached.bare).toFixed(2)}× bare)` : ''}`,
+        '',
+        '—',
+        [
+          `the extra round trip to the session check${extra}`,
+          f.problems ? `${f.problems} non-2xx/errors` : '',
+          `runs ${f.runs.map((x) => fmt(Math.round(x))).join(', ')}`,
+        ]
+          .filter(Boolean)
+          .join('; '),
+      ),
     );
   } catch (error) {
-    rows.push(notMeasured(SECTION, 'forward-auth: bioid-broker serve with a session check', `failed (${error instanceof Error ? error.message.split('\n')[0] : error})`));
+    rows.push(
+      notMeasured(
+        SECTION,
+        'forward-auth: bioid-broker serve with a session check',
+        `failed (${error instanceof Error ? error.message.split('\n')[0] : error})`,
+      ),
+    );
   }
   return {
     rows,

@@ -6,7 +6,6 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CHROMIUM_ARGS, chromiumPath } from '../scripts/browsers.mjs';
 
-
 let browserPromise;
 
 /** One browser for the whole bench; `shared.chromiumVersion` is filled in for the report. */

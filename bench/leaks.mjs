@@ -114,7 +114,8 @@ export async function runLeaks(shared) {
   if (viaModule.length && existsSync(join(shared.root, 'dist/elements/index.js'))) {
     await elementsModule(shared.root);
   } else if (viaModule.length) {
-    for (const tag of viaModule) rows.push(notMeasured(SECTION, `<${tag}> × ${CYCLES}`, `neither the bundle nor dist/elements defines <${tag}>`, '0 leaked timers'));
+    for (const tag of viaModule)
+      rows.push(notMeasured(SECTION, `<${tag}> × ${CYCLES}`, `neither the bundle nor dist/elements defines <${tag}>`, '0 leaked timers'));
     viaModule = [];
   }
   const server = await startServer(shared.root, {
@@ -133,7 +134,10 @@ export async function runLeaks(shared) {
   });
   const b = await browser(shared);
   try {
-    for (const [path, tags, source] of [['/', TAGS.filter((t) => defined.includes(t)), 'bioid-elements.js'], ['/esm', viaModule, 'bioid-sdk/elements']]) {
+    for (const [path, tags, source] of [
+      ['/', TAGS.filter((t) => defined.includes(t)), 'bioid-elements.js'],
+      ['/esm', viaModule, 'bioid-sdk/elements'],
+    ]) {
       if (tags.length) rows.push(...(await measure(b, `${server.origin}${path}`, tags, source)));
     }
   } finally {
@@ -166,7 +170,10 @@ async function midOperation(page, settle, tag) {
         const dispatched = new Promise((resolve) =>
           el.addEventListener('bio-progress', (e) => e.detail.phase === 'dispatched' && resolve()),
         );
-        const run = el.start().then(() => 'resolved', (e) => e?.code ?? 'error');
+        const run = el.start().then(
+          () => 'resolved',
+          (e) => e?.code ?? 'error',
+        );
         await Promise.race([dispatched, run]);
         await new Promise((r) => setTimeout(r, 5)); // the POST is on the wire
         el.remove();
@@ -182,9 +189,20 @@ async function midOperation(page, settle, tag) {
   const listeners = after.listeners.live - before.listeners.live;
   const aborted = outcomes.aborted ?? 0;
   const ok = timers <= 0 && aborted === MID_CYCLES;
-  return row(SECTION, `<${tag}> × ${MID_CYCLES} removed mid-operation`, `${timers} timers, ${listeners} listeners, ${after.alive} elements alive, ${aborted}/${MID_CYCLES} aborted`,
-    '0 leaked timers', ok ? 'pass' : 'MISS',
-    [timers > 0 ? `${timers} timer(s) left pending` : '', aborted !== MID_CYCLES ? `outcomes ${JSON.stringify(outcomes)}` : '', after.alive ? `${after.alive} removed elements still reachable` : ''].filter(Boolean).join('; '));
+  return row(
+    SECTION,
+    `<${tag}> × ${MID_CYCLES} removed mid-operation`,
+    `${timers} timers, ${listeners} listeners, ${after.alive} elements alive, ${aborted}/${MID_CYCLES} aborted`,
+    '0 leaked timers',
+    ok ? 'pass' : 'MISS',
+    [
+      timers > 0 ? `${timers} timer(s) left pending` : '',
+      aborted !== MID_CYCLES ? `outcomes ${JSON.stringify(outcomes)}` : '',
+      after.alive ? `${after.alive} removed elements still reachable` : '',
+    ]
+      .filter(Boolean)
+      .join('; '),
+  );
 }
 
 export async function measure(b, url, tags, source) {
@@ -245,9 +263,21 @@ export async function measure(b, url, tags, source) {
         stacks = `; a pending timer was set at ${s[s.length - 1]?.split('\n')[2]?.trim() ?? '?'}`;
       }
       rows.push(
-        row(SECTION, `<${tag}> × ${fmt(CYCLES)} mount/unmount${source === 'bioid-elements.js' ? '' : ` (${source})`}`, `${timers} timers, ${listeners} listeners, ${after.alive} elements alive, ${heapKiB >= 0 ? '+' : ''}${fmt(heapKiB, 1)} KiB heap`,
-          '0 leaked timers', timers <= 0 ? 'pass' : 'MISS',
-          [timers > 0 ? `${timers} timer(s) left pending${stacks}` : '', after.alive ? `${after.alive} removed elements still reachable` : '', grew.length ? `listeners left: ${grew.join(', ')}` : '', `${seconds.toFixed(1)} s`].filter(Boolean).join('; ')),
+        row(
+          SECTION,
+          `<${tag}> × ${fmt(CYCLES)} mount/unmount${source === 'bioid-elements.js' ? '' : ` (${source})`}`,
+          `${timers} timers, ${listeners} listeners, ${after.alive} elements alive, ${heapKiB >= 0 ? '+' : ''}${fmt(heapKiB, 1)} KiB heap`,
+          '0 leaked timers',
+          timers <= 0 ? 'pass' : 'MISS',
+          [
+            timers > 0 ? `${timers} timer(s) left pending${stacks}` : '',
+            after.alive ? `${after.alive} removed elements still reachable` : '',
+            grew.length ? `listeners left: ${grew.join(', ')}` : '',
+            `${seconds.toFixed(1)} s`,
+          ]
+            .filter(Boolean)
+            .join('; '),
+        ),
       );
       if (OPERATION_TAGS.includes(tag)) rows.push(await midOperation(page, settle, tag));
     }

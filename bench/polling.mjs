@@ -100,7 +100,9 @@ export async function runPolling(shared) {
       '/status-page': (req, res) => {
         const attrs = decodeURIComponent(new URL(req.url, 'http://x').search.slice(1));
         res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' });
-        res.end(`<!doctype html><html lang="en"><body><bio-reader-status ${attrs}></bio-reader-status><script src="/dist/bioid-elements.js"></script></body></html>`);
+        res.end(
+          `<!doctype html><html lang="en"><body><bio-reader-status ${attrs}></bio-reader-status><script src="/dist/bioid-elements.js"></script></body></html>`,
+        );
       },
     },
   });
@@ -108,29 +110,73 @@ export async function runPolling(shared) {
   try {
     const local = `local-service-url="${server.origin}/ls"`;
     const visible = await scenario(shared, server, local);
-    rows.push(row(SECTION, '/status per minute: visible (default 3 s interval)', fmt(visible.perMinute), '', '—', `20 expected at one poll per 3 s; state ${visible.state}`));
+    rows.push(
+      row(
+        SECTION,
+        '/status per minute: visible (default 3 s interval)',
+        fmt(visible.perMinute),
+        '',
+        '—',
+        `20 expected at one poll per 3 s; state ${visible.state}`,
+      ),
+    );
 
     const five = await scenario(shared, server, local, { tabs: 5, secondMinuteToo: true });
     rows.push(
-      row(SECTION, '/status per minute: five tabs of one origin (first minute, second minute)', `${fmt(five.perMinute)}, ${fmt(five.secondMinute)}`, '≤ 20 from the second minute', five.secondMinute <= 20 ? 'pass' : 'MISS',
-        `one tab's worth: the tabs elect one poller (Web Locks) and share its statuses (BroadcastChannel); each tab asks once as it opens, before it hears the leader; a poller per tab would make 100; state ${five.state}`),
+      row(
+        SECTION,
+        '/status per minute: five tabs of one origin (first minute, second minute)',
+        `${fmt(five.perMinute)}, ${fmt(five.secondMinute)}`,
+        '≤ 20 from the second minute',
+        five.secondMinute <= 20 ? 'pass' : 'MISS',
+        `one tab's worth: the tabs elect one poller (Web Locks) and share its statuses (BroadcastChannel); each tab asks once as it opens, before it hears the leader; a poller per tab would make 100; state ${five.state}`,
+      ),
     );
 
     const hidden = await scenario(shared, server, local, { hideAfterMs: 5_000 });
     rows.push(
-      row(SECTION, '/status per minute: hidden', fmt(hidden.perMinute), '= 0', hidden.perMinute === 0 ? 'pass' : 'MISS',
-        [hidden.perMinute ? `${hidden.perMinute} polls while hidden` : '', `hidden after 5 s visible; ${hidden.resumed} poll(s) in the 10 s after it became visible again`].filter(Boolean).join('; ')),
+      row(
+        SECTION,
+        '/status per minute: hidden',
+        fmt(hidden.perMinute),
+        '= 0',
+        hidden.perMinute === 0 ? 'pass' : 'MISS',
+        [
+          hidden.perMinute ? `${hidden.perMinute} polls while hidden` : '',
+          `hidden after 5 s visible; ${hidden.resumed} poll(s) in the 10 s after it became visible again`,
+        ]
+          .filter(Boolean)
+          .join('; '),
+      ),
     );
 
     const pinned = await scenario(shared, server, `${local} workstation-id="ws-1" device-id="reader-1"`);
-    rows.push(row(SECTION, '/status per minute: pinned', fmt(pinned.perMinute), '= 0', pinned.perMinute === 0 ? 'pass' : 'MISS', `state ${pinned.state}`));
+    rows.push(
+      row(
+        SECTION,
+        '/status per minute: pinned',
+        fmt(pinned.perMinute),
+        '= 0',
+        pinned.perMinute === 0 ? 'pass' : 'MISS',
+        `state ${pinned.state}`,
+      ),
+    );
 
     const port = await closedPort();
     const downUrl = `http://127.0.0.1:${port}`;
-    const down = await scenario(shared, server, `local-service-url="${downUrl}"`, { countRequestsTo: `${downUrl}/status`, secondMinuteToo: true });
+    const down = await scenario(shared, server, `local-service-url="${downUrl}"`, {
+      countRequestsTo: `${downUrl}/status`,
+      secondMinuteToo: true,
+    });
     rows.push(
-      row(SECTION, '/status per minute: local service down (first minute, second minute)', `${fmt(down.perMinute)}, ${fmt(down.secondMinute)}`, '', '—',
-        `connection refused; the wait doubles from 6 s up to 60 s (polls at 0, 6, 18, 42, 90 s, then every 60 s: 4 in the first minute, 1 in the second); state ${down.state}; counted as browser requests`),
+      row(
+        SECTION,
+        '/status per minute: local service down (first minute, second minute)',
+        `${fmt(down.perMinute)}, ${fmt(down.secondMinute)}`,
+        '',
+        '—',
+        `connection refused; the wait doubles from 6 s up to 60 s (polls at 0, 6, 18, 42, 90 s, then every 60 s: 4 in the first minute, 1 in the second); state ${down.state}; counted as browser requests`,
+      ),
     );
   } finally {
     await server.close();

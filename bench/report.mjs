@@ -70,7 +70,11 @@ const COLUMNS = [
 /** A fixed-width table for the terminal. */
 export function textTable(rows) {
   const widths = COLUMNS.map(([key, title]) => Math.max(title.length, ...rows.map((r) => r[key].length)));
-  const line = (cells) => cells.map((c, i) => c.padEnd(widths[i])).join(' | ').trimEnd();
+  const line = (cells) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]))
+      .join(' | ')
+      .trimEnd();
   const out = [line(COLUMNS.map(([, title]) => title)), widths.map((w) => '-'.repeat(w)).join('-|-')];
   let last = '';
   for (const r of rows) {

@@ -24,10 +24,13 @@ export const brotliSize = (code) =>
 
 /** The files of each peer that a page would load with a script tag. */
 const PEERS = [
-  { name: '@digitalpersona/websdk + @digitalpersona/fingerprint', parts: [
-    { pkg: '@digitalpersona/websdk', file: 'dist/websdk.client.ui.min.js' },
-    { pkg: '@digitalpersona/fingerprint', file: 'dist/fingerprint.sdk.min.js' },
-  ] },
+  {
+    name: '@digitalpersona/websdk + @digitalpersona/fingerprint',
+    parts: [
+      { pkg: '@digitalpersona/websdk', file: 'dist/websdk.client.ui.min.js' },
+      { pkg: '@digitalpersona/fingerprint', file: 'dist/fingerprint.sdk.min.js' },
+    ],
+  },
   { name: 'persona', parts: [{ pkg: 'persona', file: 'dist/persona.js' }] },
   { name: 'oidc-client-ts', parts: [{ pkg: 'oidc-client-ts', file: 'dist/browser/oidc-client-ts.min.js' }] },
   { name: 'keycloak-js', parts: [{ pkg: 'keycloak-js', file: 'lib/keycloak.js', module: true }] },
@@ -170,7 +173,16 @@ export async function runSize({ root, log }) {
     const tags = tagsOf(root).map((t) => t.tag);
     const absent = tags.filter((t) => !new RegExp(`["'\`]${t}["'\`]`).test(code));
     const carries = absent.length ? `leaves out ${absent.map((t) => `<${t}>`).join(', ')}` : `all ${tags.length} tags`;
-    rows.push(row(SECTION, 'dist/bioid-elements.js (before the first element renders; as built, its build id fixed)', sizeFigure(ours), `≤ ${fmt(BUNDLE_BUDGET)} B gzip`, v.verdict, [v.note, vsFloor(ours), carries].filter(Boolean).join('; ')));
+    rows.push(
+      row(
+        SECTION,
+        'dist/bioid-elements.js (before the first element renders; as built, its build id fixed)',
+        sizeFigure(ours),
+        `≤ ${fmt(BUNDLE_BUDGET)} B gzip`,
+        v.verdict,
+        [v.note, vsFloor(ours), carries].filter(Boolean).join('; '),
+      ),
+    );
     // The files it loads on use (dist/bioid-<part>.js), each fetched and gzipped on its own, and the sum.
     const all = { ...ours };
     const parts = scriptPartFiles(join(root, 'dist'));
@@ -181,9 +193,25 @@ export async function runSize({ root, log }) {
       rows.push(row(SECTION, `dist/${part} (loaded on use)`, sizeFigure(size)));
     }
     const va = atMost(all.gzip, BUNDLE_ALL_BUDGET, ' B');
-    rows.push(row(SECTION, 'the script and every file it may load, in all', sizeFigure(all), `≤ ${fmt(BUNDLE_ALL_BUDGET)} B gzip`, va.verdict, [va.note, `dist/bioid-elements.js + ${parts.join(' + ') || 'no file'}, each gzipped alone`].filter(Boolean).join('; ')));
+    rows.push(
+      row(
+        SECTION,
+        'the script and every file it may load, in all',
+        sizeFigure(all),
+        `≤ ${fmt(BUNDLE_ALL_BUDGET)} B gzip`,
+        va.verdict,
+        [va.note, `dist/bioid-elements.js + ${parts.join(' + ') || 'no file'}, each gzipped alone`].filter(Boolean).join('; '),
+      ),
+    );
   } else {
-    rows.push(notMeasured(SECTION, 'dist/bioid-elements.js', 'dist/bioid-elements.js is missing; run npm run build', `≤ ${fmt(BUNDLE_BUDGET)} B gzip`));
+    rows.push(
+      notMeasured(
+        SECTION,
+        'dist/bioid-elements.js',
+        'dist/bioid-elements.js is missing; run npm run build',
+        `≤ ${fmt(BUNDLE_BUDGET)} B gzip`,
+      ),
+    );
   }
 
   const coreEntry = join(root, 'dist/index.js');
@@ -193,8 +221,20 @@ export async function runSize({ root, log }) {
     core = { gzip: gzipSize(code), brotli: brotliSize(code), min: Buffer.byteLength(code) };
     const v = atMost(core.gzip, CORE_BUDGET, ' B');
     const bare = await withoutStrings(code);
-    const strings = bare === undefined ? '' : `${fmt(core.gzip - bare)} B of it are string literals (error messages mostly): ${fmt(bare)} B gzip with every string emptied`;
-    rows.push(row(SECTION, 'core ESM entry dist/index.js (rollup + terser, in memory)', sizeFigure(core), `≤ ${fmt(CORE_BUDGET)} B gzip`, v.verdict, [v.note, strings].filter(Boolean).join('; ')));
+    const strings =
+      bare === undefined
+        ? ''
+        : `${fmt(core.gzip - bare)} B of it are string literals (error messages mostly): ${fmt(bare)} B gzip with every string emptied`;
+    rows.push(
+      row(
+        SECTION,
+        'core ESM entry dist/index.js (rollup + terser, in memory)',
+        sizeFigure(core),
+        `≤ ${fmt(CORE_BUDGET)} B gzip`,
+        v.verdict,
+        [v.note, strings].filter(Boolean).join('; '),
+      ),
+    );
   } else {
     rows.push(notMeasured(SECTION, 'core ESM entry', 'dist/index.js is missing; run npm run build', `≤ ${fmt(CORE_BUDGET)} B gzip`));
   }
@@ -206,7 +246,13 @@ export async function runSize({ root, log }) {
     const t0 = performance.now();
     const { all, tags } = await measureTags(root, { gzipSize, terserOptions: TERSER_OPTIONS });
     for (const { tag, share, shareInAll, alone } of tags) {
-      rows.push(row(SECTION, `<${tag}>: its share before the first render / in all / alone`, `${fmt(share)} B / ${fmt(shareInAll)} B / ${fmt(alone)} B gzip`));
+      rows.push(
+        row(
+          SECTION,
+          `<${tag}>: its share before the first render / in all / alone`,
+          `${fmt(share)} B / ${fmt(shareInAll)} B / ${fmt(alone)} B gzip`,
+        ),
+      );
     }
     const shared = all - tags.reduce((sum, t) => sum + t.share, 0);
     rows.push(
@@ -220,7 +266,9 @@ export async function runSize({ root, log }) {
       ),
     );
   } catch (error) {
-    rows.push(notMeasured(SECTION, 'bytes per tag', `the per-tag builds failed (${error instanceof Error ? error.message.split('\n')[0] : error})`));
+    rows.push(
+      notMeasured(SECTION, 'bytes per tag', `the per-tag builds failed (${error instanceof Error ? error.message.split('\n')[0] : error})`),
+    );
   }
 
   for (const peer of PEERS) {
@@ -248,7 +296,9 @@ export async function runSize({ root, log }) {
       if (peer.parts.length > 1) notes.push('files gzipped separately and summed (two script tags)');
       rows.push(row(SECTION, `peer ${versions.join(' + ')}`, sizeFigure(total), '', '—', notes.join('; ')));
     } catch (error) {
-      rows.push(notMeasured(SECTION, `peer ${peer.name}`, `npm pack failed (${error instanceof Error ? error.message.split('\n')[0] : error})`));
+      rows.push(
+        notMeasured(SECTION, `peer ${peer.name}`, `npm pack failed (${error instanceof Error ? error.message.split('\n')[0] : error})`),
+      );
     }
   }
 
@@ -264,9 +314,16 @@ export async function runSize({ root, log }) {
           .map(([name, bytes]) => `| ${name} | ${fmt(bytes)} | ${((bytes / total) * 100).toFixed(1)}% |`)
           .join('\n')}`,
       );
-      log(`  ${title}, biggest: ${top.slice(0, 5).map(([n, b]) => `${n} ${b} B`).join(', ')}`);
+      log(
+        `  ${title}, biggest: ${top
+          .slice(0, 5)
+          .map(([n, b]) => `${n} ${b} B`)
+          .join(', ')}`,
+      );
     } catch (error) {
-      extras.push(`### Biggest contributors to ${title}\n\nnot measured: esbuild failed (${error instanceof Error ? error.message.split('\n')[0] : error}).`);
+      extras.push(
+        `### Biggest contributors to ${title}\n\nnot measured: esbuild failed (${error instanceof Error ? error.message.split('\n')[0] : error}).`,
+      );
     }
   }
 

@@ -96,9 +96,19 @@ function traceCategory(e) {
   const { name, cat } = e;
   if (/v8\.compile/.test(cat) || /^(v8\.compile|V8\.Compile|V8\.Parse|V8\.PreParse)/.test(name)) return 'compile';
   if (/GC|Scavenge|MarkCompact|Sweep/.test(name)) return 'gc';
-  if (/^(UpdateLayoutTree|RecalculateStyles|Layout|PrePaint|Paint|Layerize|UpdateLayer|Commit|HitTest|ScrollLayer|IntersectionObserverController::computeIntersections)$/.test(name)) return 'render';
+  if (
+    /^(UpdateLayoutTree|RecalculateStyles|Layout|PrePaint|Paint|Layerize|UpdateLayer|Commit|HitTest|ScrollLayer|IntersectionObserverController::computeIntersections)$/.test(
+      name,
+    )
+  )
+    return 'render';
   if (name === 'ParseHTML' || name === 'ParseAuthorStyleSheet') return 'html';
-  if (/^(EvaluateScript|v8\.run|v8\.callFunction|v8\.callAsConstructor|FunctionCall|RunMicrotasks|EventDispatch|TimerFire|FireAnimationFrame|v8\.evaluateModule|V8\.Execute)$/.test(name)) return 'js';
+  if (
+    /^(EvaluateScript|v8\.run|v8\.callFunction|v8\.callAsConstructor|FunctionCall|RunMicrotasks|EventDispatch|TimerFire|FireAnimationFrame|v8\.evaluateModule|V8\.Execute)$/.test(
+      name,
+    )
+  )
+    return 'js';
   return undefined;
 }
 
@@ -110,16 +120,30 @@ function frameCategory(f) {
   const s = f.source ?? '';
   const fn = f.name ?? f.fn;
   if (/elements\/(localize|translations\/)/.test(s)) return 'localization';
-  if (/core\/status-watch/.test(s) || (/elements\//.test(s) && /^(restart|followStatus|report|stop|onPageConfigChange)$/.test(f.fn)) || /statusOptionsFor/.test(fn)) return 'status watch';
+  if (
+    /core\/status-watch/.test(s) ||
+    (/elements\//.test(s) && /^(restart|followStatus|report|stop|onPageConfigChange)$/.test(f.fn)) ||
+    /statusOptionsFor/.test(fn)
+  )
+    return 'status watch';
   if (/css-tag\.js/.test(s) || /elements\/(styles|glyph)\.ts/.test(s) || /^(finalizeStyles|createRenderRoot)$/.test(f.fn)) return 'styles';
-  if (/lit-html\.js/.test(s) || /^(render|renderResult)$/.test(f.fn) || (/lit-element\.js/.test(s) && /^(update|render)$/.test(f.fn))) return 'template render';
+  if (/lit-html\.js/.test(s) || /^(render|renderResult)$/.test(f.fn) || (/lit-element\.js/.test(s) && /^(update|render)$/.test(f.fn)))
+    return 'template render';
   const ctor = f.name === 'constructor' || f.fn === 'constructor';
   if (/reactive-element\.js|lit-element\.js/.test(s) && (ctor || /^(_\$Ev|_\$E_|addController)$/.test(f.fn))) return 'element construction';
   if (/elements\//.test(s) && ctor) return 'element construction';
-  if (/reactive-element\.js/.test(s) && /^(finalize|createProperty|getPropertyDescriptor|_\$Ei|_\$Eu|observedAttributes|addInitializer)$/.test(f.fn)) return 'class setup';
+  if (
+    /reactive-element\.js/.test(s) &&
+    /^(finalize|createProperty|getPropertyDescriptor|_\$Ei|_\$Eu|observedAttributes|addInitializer)$/.test(f.fn)
+  )
+    return 'class setup';
   if (/reactive-element\.js|lit-element\.js/.test(s)) return 'Lit update cycle';
   if (/elements\/define\.ts/.test(s) || /^(observedAttributes|define)$/.test(f.fn)) return 'class setup';
-  if (/elements\//.test(s) && /^(connectedCallback|disconnectedCallback|attributeChangedCallback|willUpdate|updated|firstUpdated|resultChanged)$/.test(f.fn)) return 'element callbacks';
+  if (
+    /elements\//.test(s) &&
+    /^(connectedCallback|disconnectedCallback|attributeChangedCallback|willUpdate|updated|firstUpdated|resultChanged)$/.test(f.fn)
+  )
+    return 'element callbacks';
   if (/elements\//.test(s) && /^(settings|effectiveSettings|pageConfig|checkPageConfig)$/.test(fn)) return 'element callbacks';
   if (f.url && !/\/(dist|cache)\//.test(f.url)) return 'page and harness';
   return undefined;
@@ -140,7 +164,7 @@ const ORDER = [
   ['page and harness', 'page and harness (measuring code)'],
   ['gc', 'garbage collection'],
   ['render', 'style recalc, layout, paint (Blink)'],
-  ['html', 'HTML parsing (templates\' innerHTML)'],
+  ['html', "HTML parsing (templates' innerHTML)"],
   ['other', 'other (tasks, bindings, CDP)'],
 ];
 
@@ -157,7 +181,9 @@ async function profileOnce(b, url, mapFor) {
     const complete = new Promise((resolve) => cdp.once('Tracing.tracingComplete', resolve));
     await cdp.send('Tracing.start', {
       transferMode: 'ReportEvents',
-      traceConfig: { includedCategories: ['devtools.timeline', 'v8', 'v8.execute', 'disabled-by-default-v8.compile', 'disabled-by-default-v8.gc'] },
+      traceConfig: {
+        includedCategories: ['devtools.timeline', 'v8', 'v8.execute', 'disabled-by-default-v8.compile', 'disabled-by-default-v8.gc'],
+      },
     });
     await cdp.send('Profiler.enable');
     await cdp.send('Profiler.setSamplingInterval', { interval: INTERVAL_US });
@@ -249,7 +275,11 @@ function attribute(events, profile, mapFor) {
         // No rule: constructors of the elements, else the script's own top level.
         const inCtor = chain.some((n) => frame(n).fn === 'constructor' || /^(Bio|_\$Ev|_\$E_)/.test(frame(n).fn));
         const outer = frame(chain.at(-1));
-        category = inCtor ? 'element construction' : outer.fn === '' && /\/(dist|cache)\//.test(outer.url) ? 'module evaluation' : 'js other';
+        category = inCtor
+          ? 'element construction'
+          : outer.fn === '' && /\/(dist|cache)\//.test(outer.url)
+            ? 'module evaluation'
+            : 'js other';
       }
       const key = `${category} | ${leaf.source ?? leaf.url.replace(/^.*\//, '')}:${leaf.line ?? ''} ${leaf.name ?? leaf.fn ?? ''}`;
       leaves[key] = (leaves[key] ?? 0) + 1;
@@ -273,10 +303,19 @@ export async function runStartupProfile(shared = { root, log: (m) => process.std
   mkdirSync(join(root, '.cache/bench'), { recursive: true });
   const bare = await bareLitBundle(root, { withMap: true });
   writeFileSync(join(root, '.cache/bench/bare-lit.js'), bare.code);
-  const maps = { '/dist/bioid-elements.js': sourceMap(JSON.parse(readFileSync(`${bundle}.map`, 'utf8'))), '/cache/bare-lit.js': sourceMap(bare.map) };
+  const maps = {
+    '/dist/bioid-elements.js': sourceMap(JSON.parse(readFileSync(`${bundle}.map`, 'utf8'))),
+    '/cache/bare-lit.js': sourceMap(bare.map),
+  };
   const mapFor = (url) => maps[new URL(url, 'http://x').pathname];
   const server = await startServer(root, {
-    pages: { '/ours': page(TAGS, '/dist/bioid-elements.js'), '/bare-n': page(TAGS.map(() => 'bare-lit'), '/cache/bare-lit.js') },
+    pages: {
+      '/ours': page(TAGS, '/dist/bioid-elements.js'),
+      '/bare-n': page(
+        TAGS.map(() => 'bare-lit'),
+        '/cache/bare-lit.js',
+      ),
+    },
   });
   const loadStart = os.loadavg()[0];
   try {
@@ -306,7 +345,9 @@ export async function runStartupProfile(shared = { root, log: (m) => process.std
       const bb = mean('bare', c);
       lines.push(`| ${label} | ${o.toFixed(2)} | ${((100 * o) / total('ours')).toFixed(1)}% | ${bb.toFixed(2)} | ${(o - bb).toFixed(2)} |`);
     }
-    lines.push(`| **main-thread total** | **${total('ours').toFixed(2)}** | 100% | **${total('bare').toFixed(2)}** | **${(total('ours') - total('bare')).toFixed(2)}** (${(total('ours') / total('bare')).toFixed(2)}×) |`);
+    lines.push(
+      `| **main-thread total** | **${total('ours').toFixed(2)}** | 100% | **${total('bare').toFixed(2)}** | **${(total('ours') - total('bare')).toFixed(2)}** (${(total('ours') / total('bare')).toFixed(2)}×) |`,
+    );
     const top = Object.entries(leaves)
       .sort((a, b) => b[1] - a[1])
       .slice(0, TOP)

@@ -80,7 +80,10 @@ export async function runStartup(shared) {
   const { root } = shared;
   const item = `time to all tags defined + first render (median of ${RUNS}), vs bare Lit`;
   // The same page whatever the bundle defines (four tags), so figures compare across steps.
-  const { defined, why } = await definedTags(shared, OUR_TAGS.filter((t) => t !== 'bio-enrolled'));
+  const { defined, why } = await definedTags(
+    shared,
+    OUR_TAGS.filter((t) => t !== 'bio-enrolled'),
+  );
   if (why) return { rows: [notMeasured(SECTION, item, why, '≤ 1.3× bare Lit')] };
   const tags = [...defined];
   if (!existsSync(join(root, '.cache/bench/bare-lit.js'))) {
@@ -93,7 +96,10 @@ export async function runStartup(shared) {
       '/ours': page(tags, '/dist/bioid-elements.js'),
       '/ours-one': page(['bio-verify'], '/dist/bioid-elements.js'),
       '/bare': page(['bare-lit'], '/cache/bare-lit.js'),
-      '/bare-n': page(tags.map(() => 'bare-lit'), '/cache/bare-lit.js'),
+      '/bare-n': page(
+        tags.map(() => 'bare-lit'),
+        '/cache/bare-lit.js',
+      ),
     },
   });
   try {
@@ -119,11 +125,43 @@ export async function runStartup(shared) {
     const cpu = atMost(ratioOf('ours', 'cpu', 'bareN'), 1.3, '×');
     return {
       rows: [
-        row(SECTION, `${item} elements, wall clock (${tags.length} tags: ${tags.join(', ')})`, figure('ours', 'wall', 'bareN'), `≤ 1.3× ${tags.length} bare Lit`, wall.verdict,
-          [wall.note, `ours ${spread('ours', 'wall')}, ${tags.length} bare ${spread('bareN', 'wall')}`, `vs one bare Lit element ${figure('ours', 'wall')}`, `load average ${load} on ${os.cpus().length} cores: wall times wait for a core`].filter(Boolean).join('; ')),
-        row(SECTION, `start-up main-thread CPU time, ${tags.length} tags vs ${tags.length} bare Lit elements (median of ${RUNS}; load-independent)`, figure('ours', 'cpu', 'bareN'), `≤ 1.3× ${tags.length} bare Lit`, cpu.verdict,
-          [cpu.note, `ours ${spread('ours', 'cpu')}, ${tags.length} bare ${spread('bareN', 'cpu')}`, `vs one bare Lit element ${figure('ours', 'cpu')}`].filter(Boolean).join('; ')),
-        row(SECTION, 'one <bio-verify> only vs one bare Lit element, main-thread CPU (context)', figure('one', 'cpu'), '', '—', `the script's own cost without the other elements; wall clock ${figure('one', 'wall')}`),
+        row(
+          SECTION,
+          `${item} elements, wall clock (${tags.length} tags: ${tags.join(', ')})`,
+          figure('ours', 'wall', 'bareN'),
+          `≤ 1.3× ${tags.length} bare Lit`,
+          wall.verdict,
+          [
+            wall.note,
+            `ours ${spread('ours', 'wall')}, ${tags.length} bare ${spread('bareN', 'wall')}`,
+            `vs one bare Lit element ${figure('ours', 'wall')}`,
+            `load average ${load} on ${os.cpus().length} cores: wall times wait for a core`,
+          ]
+            .filter(Boolean)
+            .join('; '),
+        ),
+        row(
+          SECTION,
+          `start-up main-thread CPU time, ${tags.length} tags vs ${tags.length} bare Lit elements (median of ${RUNS}; load-independent)`,
+          figure('ours', 'cpu', 'bareN'),
+          `≤ 1.3× ${tags.length} bare Lit`,
+          cpu.verdict,
+          [
+            cpu.note,
+            `ours ${spread('ours', 'cpu')}, ${tags.length} bare ${spread('bareN', 'cpu')}`,
+            `vs one bare Lit element ${figure('ours', 'cpu')}`,
+          ]
+            .filter(Boolean)
+            .join('; '),
+        ),
+        row(
+          SECTION,
+          'one <bio-verify> only vs one bare Lit element, main-thread CPU (context)',
+          figure('one', 'cpu'),
+          '',
+          '—',
+          `the script's own cost without the other elements; wall clock ${figure('one', 'wall')}`,
+        ),
       ],
       methods: [
         `Start-up: headless system Chromium (playwright-core, the path from scripts/browsers.mjs, --headless=new --disable-gpu …). The page holds the elements (${tags.join(', ')}; reader status pinned so no network is involved); a page function takes t0 = performance.now(), inserts the classic script, and resolves when customElements.whenDefined of every tag, every element's updateComplete and a layout of each shadow root are done (wall clock: includes fetching the script from 127.0.0.1, parsing and running it). The renderer main thread's CPU time over the same span comes from CDP Performance.getMetrics (ThreadTime with timeDomain threadTicks) read before and after. The floor page is the same with one <bare-lit> (context rows: one of our elements; as many <bare-lit> as our tags). Scripts are served no-store, each run is a fresh page, ${RUNS} runs of each page interleaved after one warm-up each; figures are ratios of medians. On a loaded machine the wall-clock medians move by tens of percent between runs; the CPU figure does not.`,

@@ -55,7 +55,9 @@ async function run(brokers, subjects, during) {
       if (next === Math.floor(jobs.length / 2)) await during?.();
       const instance = brokers[Math.floor(Math.random() * brokers.length)];
       const started = performance.now();
-      const response = await instance(new Request('https://backend.example.com/bioid/token', { headers: { 'X-CSRF': '1', 'X-User-Token': subject } }));
+      const response = await instance(
+        new Request('https://backend.example.com/bioid/token', { headers: { 'X-CSRF': '1', 'X-User-Token': subject } }),
+      );
       await response.arrayBuffer();
       times.push(performance.now() - started);
       statuses.push(response.status);
@@ -79,20 +81,43 @@ export async function runStore({ log }) {
     const memory = await run(await instances(false), subjects);
     const withoutStore = idp.tokenRequests - before;
     rows.push(
-      row(SECTION, `IdP exchanges: ${USERS} RFC 8693 users × ${REQUESTS_PER_USER} requests over ${INSTANCES} instances, with the store`, fmt(withStore), `= ${USERS}`, withStore === USERS ? 'pass' : 'MISS', `without the store: ${fmt(withoutStore)} (up to ${fmt(USERS * INSTANCES)})`),
+      row(
+        SECTION,
+        `IdP exchanges: ${USERS} RFC 8693 users × ${REQUESTS_PER_USER} requests over ${INSTANCES} instances, with the store`,
+        fmt(withStore),
+        `= ${USERS}`,
+        withStore === USERS ? 'pass' : 'MISS',
+        `without the store: ${fmt(withoutStore)} (up to ${fmt(USERS * INSTANCES)})`,
+      ),
     );
     // The cached path: the second and later requests of each user (the first ones exchange).
     const cached = (r) => r.times.slice(0, Math.floor(r.times.length * 0.9));
     const [s, m] = [cached(shared), cached(memory)];
     rows.push(
-      row(SECTION, 'cached path latency p50 / p99 (ms), store vs memory only', `${fmt(percentile(s, 50))} / ${fmt(percentile(s, 99))} vs ${fmt(percentile(m, 50))} / ${fmt(percentile(m, 99))}`, '', '—', 'in-process handler calls, 50 at a time'),
+      row(
+        SECTION,
+        'cached path latency p50 / p99 (ms), store vs memory only',
+        `${fmt(percentile(s, 50))} / ${fmt(percentile(s, 99))} vs ${fmt(percentile(m, 50))} / ${fmt(percentile(m, 99))}`,
+        '',
+        '—',
+        'in-process handler calls, 50 at a time',
+      ),
     );
 
     await redis.client().then((admin) => admin.flushAll());
     log('bench: store: Redis killed halfway through a run …');
     const outage = await run(await instances(true), subjects, () => redis.stop());
     const failed = outage.statuses.filter((status) => status !== 200).length;
-    rows.push(row(SECTION, 'requests that failed with Redis killed halfway through the run', fmt(failed), '= 0', failed === 0 ? 'pass' : 'MISS', `${fmt(outage.statuses.length)} requests`));
+    rows.push(
+      row(
+        SECTION,
+        'requests that failed with Redis killed halfway through the run',
+        fmt(failed),
+        '= 0',
+        failed === 0 ? 'pass' : 'MISS',
+        `${fmt(outage.statuses.length)} requests`,
+      ),
+    );
   } catch (error) {
     rows.push(notMeasured(SECTION, 'shared store', `failed (${error instanceof Error ? error.message.split('\n')[0] : error})`));
   } finally {

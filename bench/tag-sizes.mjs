@@ -18,7 +18,11 @@ const VIRTUAL_ENTRY = '\0bioid-one-tag';
 export function tagsOf(root) {
   const source = readFileSync(join(root, TAGS_MODULE), 'utf8');
   // `export { BioEnroll } from './tags/bio-enroll.js';`: each file in tags/ defines the tag it is named after.
-  return [...source.matchAll(/export \{ (\w+) \} from '\.\/tags\/([\w-]+)\.js';/g)].map(([, className, tag]) => ({ tag, className, file: `tags/${tag}` }));
+  return [...source.matchAll(/export \{ (\w+) \} from '\.\/tags\/([\w-]+)\.js';/g)].map(([, className, tag]) => ({
+    tag,
+    className,
+    file: `tags/${tag}`,
+  }));
 }
 
 /** A rollup plugin that strips TypeScript with esbuild and resolves `./x.js` imports to `./x.ts`. */
@@ -94,7 +98,9 @@ async function build(root, { input, virtual, inAll = true }, terserOptions) {
 export async function measureTags(root, { gzipSize, terserOptions }) {
   const tags = tagsOf(root);
   const scriptWith = async (keep, inAll) =>
-    gzipSize(await build(root, { input: join(root, 'src/bundle.ts'), inAll, virtual: { [VIRTUAL_TAGS]: tagsModule(root, keep) } }, terserOptions));
+    gzipSize(
+      await build(root, { input: join(root, 'src/bundle.ts'), inAll, virtual: { [VIRTUAL_TAGS]: tagsModule(root, keep) } }, terserOptions),
+    );
   const all = await scriptWith(tags, false);
   const allInAll = await scriptWith(tags, true);
   const rows = [];

@@ -96,7 +96,12 @@ async function steadyState() {
     const bio = new BioID({
       middlewareUrl: MIDDLEWARE,
       integratorId: 'bench',
-      auth: { type: 'idpClientCredentials', clientId: 'bench', clientSecret: 'bench-secret', issuerUrl: 'https://idp.bench.invalid/realms/bench' },
+      auth: {
+        type: 'idpClientCredentials',
+        clientId: 'bench',
+        clientSecret: 'bench-secret',
+        issuerUrl: 'https://idp.bench.invalid/realms/bench',
+      },
       workstationId: 'ws-1',
       deviceId: 'reader-1',
       fetchImpl: net.fetch,
@@ -262,22 +267,42 @@ export async function runTokens(shared) {
 
   const first = await concurrentFirstUses();
   rows.push(
-    row(SECTION, 'getToken calls: 50 concurrent first uses (core reader)', fmt(first.calls), '= 1', first.failed === 0 ? eq1(first.calls) : 'MISS',
-      [missBy(first.calls), `${50 - first.failed}/50 operations succeeded`].filter(Boolean).join('; ')),
+    row(
+      SECTION,
+      'getToken calls: 50 concurrent first uses (core reader)',
+      fmt(first.calls),
+      '= 1',
+      first.failed === 0 ? eq1(first.calls) : 'MISS',
+      [missBy(first.calls), `${50 - first.failed}/50 operations succeeded`].filter(Boolean).join('; '),
+    ),
   );
 
   const burst = await concurrent401s();
   rows.push(
-    row(SECTION, 'refreshes: 50 concurrent 401s (core reader)', fmt(burst.refreshes), '= 1', burst.failed === 0 ? eq1(burst.refreshes) : 'MISS',
-      [missBy(burst.refreshes), `${burst.rejected} requests got the 401, ${50 - burst.failed}/50 operations succeeded after one retry`].filter(Boolean).join('; ')),
+    row(
+      SECTION,
+      'refreshes: 50 concurrent 401s (core reader)',
+      fmt(burst.refreshes),
+      '= 1',
+      burst.failed === 0 ? eq1(burst.refreshes) : 'MISS',
+      [missBy(burst.refreshes), `${burst.rejected} requests got the 401, ${50 - burst.failed}/50 operations succeeded after one retry`]
+        .filter(Boolean)
+        .join('; '),
+    ),
   );
 
   const steady = await steadyState();
   const { cacheLifetimeMs } = await import('../src/core/token-cache.ts');
   const leewayS = 60 - cacheLifetimeMs(60) / 1000;
   rows.push(
-    row(SECTION, '401s seen: 5 min simulated, 60 s tokens, 1 op / 500 ms (core, idpClientCredentials)', fmt(steady.unauthorized), '= 0', steady.unauthorized === 0 && steady.failed === 0 ? 'pass' : 'MISS',
-      `${steady.operations} operations, ${steady.failed} failed; ${steady.exchanges} IdP exchanges (each token replaced ${fmt(leewayS)} s before expiry: leeway min(30 s, lifetime/10))`),
+    row(
+      SECTION,
+      '401s seen: 5 min simulated, 60 s tokens, 1 op / 500 ms (core, idpClientCredentials)',
+      fmt(steady.unauthorized),
+      '= 0',
+      steady.unauthorized === 0 && steady.failed === 0 ? 'pass' : 'MISS',
+      `${steady.operations} operations, ${steady.failed} failed; ${steady.exchanges} IdP exchanges (each token replaced ${fmt(leewayS)} s before expiry: leeway min(30 s, lifetime/10))`,
+    ),
   );
 
   // Last, and its rows first: the fake timers above must not run while Playwright's own timers are pending.
@@ -285,16 +310,39 @@ export async function runTokens(shared) {
   try {
     const e = await elementsEconomy(shared);
     if (e.why) {
-      elementRows.push(notMeasured(SECTION, 'broker calls: 3 elements × 20 operations, one token life (Chromium)', e.why, '= 1 per page per token life'));
+      elementRows.push(
+        notMeasured(SECTION, 'broker calls: 3 elements × 20 operations, one token life (Chromium)', e.why, '= 1 per page per token life'),
+      );
     } else {
-      const note = [missBy(e.brokerCalls), `${e.ok}/60 operations succeeded`, e.errors.length ? `errors: ${e.errors.join(', ')}` : '', e.badBearer ? `${e.badBearer} middleware calls without the broker token` : '']
+      const note = [
+        missBy(e.brokerCalls),
+        `${e.ok}/60 operations succeeded`,
+        e.errors.length ? `errors: ${e.errors.join(', ')}` : '',
+        e.badBearer ? `${e.badBearer} middleware calls without the broker token` : '',
+      ]
         .filter(Boolean)
         .join('; ');
       const verdict = e.ok === 60 ? eq1(e.brokerCalls) : 'MISS';
-      elementRows.push(row(SECTION, 'broker calls: 3 elements × 20 operations, one token life (Chromium)', fmt(e.brokerCalls), '= 1 per page per token life', verdict, note));
+      elementRows.push(
+        row(
+          SECTION,
+          'broker calls: 3 elements × 20 operations, one token life (Chromium)',
+          fmt(e.brokerCalls),
+          '= 1 per page per token life',
+          verdict,
+          note,
+        ),
+      );
     }
   } catch (error) {
-    elementRows.push(notMeasured(SECTION, 'broker calls: 3 elements × 20 operations', `failed (${error instanceof Error ? error.message.split('\n')[0] : error})`, '= 1'));
+    elementRows.push(
+      notMeasured(
+        SECTION,
+        'broker calls: 3 elements × 20 operations',
+        `failed (${error instanceof Error ? error.message.split('\n')[0] : error})`,
+        '= 1',
+      ),
+    );
   }
 
   try {
@@ -303,13 +351,36 @@ export async function runTokens(shared) {
       elementRows.push(notMeasured(SECTION, 'the first click (Chromium)', f.why));
     } else {
       elementRows.push(
-        row(SECTION, 'broker calls: a page with <bio-verify> that nobody approaches, 3 s (Chromium)', fmt(f.untouched), '= 0', f.untouched === 0 ? 'pass' : 'MISS', 'the token is asked for on the first sign of intent only'),
-        row(SECTION, 'requests from the click to the dispatch, after a hover (Chromium)', fmt(f.requests), '= 1', f.requests === 1 ? 'pass' : 'MISS', `the dispatch alone: ${f.paths.join(', ') || 'none'}`),
-        row(SECTION, 'click to the dispatch\'s start vs a bare fetch round trip to the same server (ms)', `${f.clickToDispatch.toFixed(1)} vs ${f.rtt.toFixed(1)}`, '', '—', 'resource timing in the page; median of 5 bare fetches'),
+        row(
+          SECTION,
+          'broker calls: a page with <bio-verify> that nobody approaches, 3 s (Chromium)',
+          fmt(f.untouched),
+          '= 0',
+          f.untouched === 0 ? 'pass' : 'MISS',
+          'the token is asked for on the first sign of intent only',
+        ),
+        row(
+          SECTION,
+          'requests from the click to the dispatch, after a hover (Chromium)',
+          fmt(f.requests),
+          '= 1',
+          f.requests === 1 ? 'pass' : 'MISS',
+          `the dispatch alone: ${f.paths.join(', ') || 'none'}`,
+        ),
+        row(
+          SECTION,
+          "click to the dispatch's start vs a bare fetch round trip to the same server (ms)",
+          `${f.clickToDispatch.toFixed(1)} vs ${f.rtt.toFixed(1)}`,
+          '',
+          '—',
+          'resource timing in the page; median of 5 bare fetches',
+        ),
       );
     }
   } catch (error) {
-    elementRows.push(notMeasured(SECTION, 'the first click (Chromium)', `failed (${error instanceof Error ? error.message.split('\n')[0] : error})`));
+    elementRows.push(
+      notMeasured(SECTION, 'the first click (Chromium)', `failed (${error instanceof Error ? error.message.split('\n')[0] : error})`),
+    );
   }
 
   rows.unshift(...elementRows);

@@ -32,7 +32,12 @@ const SETTINGS = {
   username: { env: 'BIOID_DEMO_USER', flag: 'user', fallback: 'demo', help: 'demo sign-in user' },
   // No flag: a password on the command line shows in every process listing.
   password: { env: 'BIOID_DEMO_PASSWORD', flag: null, fallback: 'fingerprint', help: 'demo sign-in password' },
-  trustProxy: { env: 'BIOID_DEMO_TRUST_PROXY', flag: 'trust-proxy', fallback: '', help: 'proxy believed about https (Express trust proxy: loopback, addresses, hops)' },
+  trustProxy: {
+    env: 'BIOID_DEMO_TRUST_PROXY',
+    flag: 'trust-proxy',
+    fallback: '',
+    help: 'proxy believed about https (Express trust proxy: loopback, addresses, hops)',
+  },
 } as const;
 
 export const USAGE = usage(SETTINGS);

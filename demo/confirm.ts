@@ -22,8 +22,7 @@ export interface VerificationConfirmerOptions {
 }
 
 export type Confirmation =
-  | { accepted: true; subjectId: string; score: unknown; verificationId: string }
-  | { accepted: false; reason: string };
+  { accepted: true; subjectId: string; score: unknown; verificationId: string } | { accepted: false; reason: string };
 
 const DEFAULT_MAX_AGE_MS = 120_000;
 /**

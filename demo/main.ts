@@ -15,7 +15,9 @@ async function main(): Promise<void> {
   const world = await startWorld(config);
   closeOnSignals(() => world.stop());
   // Only the printed demo defaults are shown; a secret or password from the environment never is.
-  const secret = config.defaulted.has('clientSecret') ? `"${config.clientSecret}" (demo default; set BIOID_CLIENT_SECRET)` : '(from BIOID_CLIENT_SECRET, not shown)';
+  const secret = config.defaulted.has('clientSecret')
+    ? `"${config.clientSecret}" (demo default; set BIOID_CLIENT_SECRET)`
+    : '(from BIOID_CLIENT_SECRET, not shown)';
   const password = config.defaulted.has('password') ? `"${config.password}"` : '(from BIOID_DEMO_PASSWORD, not shown)';
   console.log(`
 bioid-sdk demo is running (one process per part).

@@ -33,11 +33,35 @@ export function elementAttributes(ctx: Deployment, pin?: { workstationId: string
 
 export const PAGES = [
   { path: '/plain', title: 'Plain HTML', summary: 'Every element on a static page with a live event log: the copy-paste starting point.' },
-  { path: '/jquery', title: 'Legacy jQuery', summary: 'jQuery from npm with delegated $(document).on(\'bio-result\', …) handlers, as in an older app.' },
-  { path: '/form', title: 'Server-rendered form', summary: 'A classic form with <bio-verify name="verification" required>; the server confirms the verification with the middleware before accepting.' },
-  { path: '/kiosk/', title: 'Kiosk', summary: 'Pinned workstation and device (no local service polling), offline-ready through a service worker that never caches tokens or API replies.' },
-  { path: '/embedded', title: 'In an iframe', summary: 'The elements in an iframe of the page, as a CMS embeds them: the iframe delegates Local Network Access (allow="loopback-network; local-network-access").' },
-  { path: '/diagnostics', title: 'Diagnostics', summary: '<bio-diagnostics>: the page support staff ask a user to open (local service, test capture, token broker, middleware, versions) and a report to copy.' },
+  {
+    path: '/jquery',
+    title: 'Legacy jQuery',
+    summary: "jQuery from npm with delegated $(document).on('bio-result', …) handlers, as in an older app.",
+  },
+  {
+    path: '/form',
+    title: 'Server-rendered form',
+    summary:
+      'A classic form with <bio-verify name="verification" required>; the server confirms the verification with the middleware before accepting.',
+  },
+  {
+    path: '/kiosk/',
+    title: 'Kiosk',
+    summary:
+      'Pinned workstation and device (no local service polling), offline-ready through a service worker that never caches tokens or API replies.',
+  },
+  {
+    path: '/embedded',
+    title: 'In an iframe',
+    summary:
+      'The elements in an iframe of the page, as a CMS embeds them: the iframe delegates Local Network Access (allow="loopback-network; local-network-access").',
+  },
+  {
+    path: '/diagnostics',
+    title: 'Diagnostics',
+    summary:
+      '<bio-diagnostics>: the page support staff ask a user to open (local service, test capture, token broker, middleware, versions) and a report to copy.',
+  },
 ] as const;
 
 interface LayoutOptions {

@@ -133,7 +133,14 @@ export function createDemoApp(options: DemoServerOptions, origin: () => string) 
       ...(options.cspReportUri ? [`report-uri ${options.cspReportUri}`] : []),
     ].join('; ');
   const html = (res: Response, body: string, status = 200, extraScript = '', frameAncestors?: string) => {
-    res.status(status).set({ 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': csp(extraScript, frameAncestors), 'Cache-Control': 'no-store' }).send(body);
+    res
+      .status(status)
+      .set({
+        'Content-Type': 'text/html; charset=utf-8',
+        'Content-Security-Policy': csp(extraScript, frameAncestors),
+        'Cache-Control': 'no-store',
+      })
+      .send(body);
   };
 
   const app = express();
@@ -149,7 +156,8 @@ export function createDemoApp(options: DemoServerOptions, origin: () => string) 
   // A form POST from another site never carries our SameSite=Lax cookie; the Origin check covers old browsers too.
   const sameOriginPost = (req: Request, res: Response, next: NextFunction) => {
     const from = req.get('origin');
-    if (req.method === 'POST' && from && from !== origin()) return void res.status(403).type('text').send('Cross-site form posts are refused.');
+    if (req.method === 'POST' && from && from !== origin())
+      return void res.status(403).type('text').send('Cross-site form posts are refused.');
     next();
   };
   const signedIn = (req: Request, res: Response, next: NextFunction) => {
@@ -161,7 +169,11 @@ export function createDemoApp(options: DemoServerOptions, origin: () => string) 
   const session = (res: Response) => res.locals.session as Session;
 
   // --- static files: the built bundle, the demo's own scripts, vendor modules ---
-  const staticOptions = { fallthrough: false, index: false as const, setHeaders: (res: express.Response) => res.set('Cache-Control', 'no-cache') };
+  const staticOptions = {
+    fallthrough: false,
+    index: false as const,
+    setHeaders: (res: express.Response) => res.set('Cache-Control', 'no-cache'),
+  };
   app.get('/bioid-elements.js', (_req, res) => {
     res.set('Cache-Control', 'no-cache').sendFile(join(distDir, 'bioid-elements.js'));
   });
@@ -176,7 +188,10 @@ export function createDemoApp(options: DemoServerOptions, origin: () => string) 
     res.set('Cache-Control', 'no-cache').sendFile(join(root, 'node_modules/jquery/dist/jquery.min.js'));
   });
   app.get('/vendor/workbox-window.js', (_req, res) => {
-    res.set('Cache-Control', 'no-cache').type('text/javascript').sendFile(join(root, 'node_modules/workbox-window/build/workbox-window.prod.mjs'));
+    res
+      .set('Cache-Control', 'no-cache')
+      .type('text/javascript')
+      .sendFile(join(root, 'node_modules/workbox-window/build/workbox-window.prod.mjs'));
   });
 
   app.get('/favicon.ico', (_req, res) => {
@@ -268,7 +283,11 @@ export function createDemoApp(options: DemoServerOptions, origin: () => string) 
     res.set('Cache-Control', 'no-cache').sendFile(join(root, 'demo/public/kiosk.js'));
   });
   app.get('/kiosk/sw.js', (_req, res) => {
-    const script = kioskServiceWorkerScript({ version: kioskVersion(), precache: [KIOSK_SHELL, ...Object.keys(kioskFiles(distDir))], shell: KIOSK_SHELL });
+    const script = kioskServiceWorkerScript({
+      version: kioskVersion(),
+      precache: [KIOSK_SHELL, ...Object.keys(kioskFiles(distDir))],
+      shell: KIOSK_SHELL,
+    });
     // no-cache: browsers must ask for a new worker on every check, or kiosks would miss updates.
     res.set({ 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-cache' }).send(script);
   });
@@ -279,7 +298,10 @@ export function createDemoApp(options: DemoServerOptions, origin: () => string) 
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
     const status = (err as { status?: number; statusCode?: number }).status ?? (err as { statusCode?: number }).statusCode ?? 500;
     if (status >= 500) console.error('demo server error:', err instanceof Error ? err.message : err);
-    res.status(status).type('text').send(status === 404 ? 'Not found.' : 'The demo server failed; see its console.');
+    res
+      .status(status)
+      .type('text')
+      .send(status === 404 ? 'Not found.' : 'The demo server failed; see its console.');
   });
 
   return { app, sessions, bump: () => void (kioskBump += 1) };
@@ -287,7 +309,13 @@ export function createDemoApp(options: DemoServerOptions, origin: () => string) 
 
 /** The demo app's options for a simulator running in this process (tests): its IdP, middleware and reader. */
 export function demoServerOptionsFor(
-  sim: { idp: { baseUrl: string; realm: string }; middleware: { url: string }; localService: { url: string }; workstationId: string; deviceId: string },
+  sim: {
+    idp: { baseUrl: string; realm: string };
+    middleware: { url: string };
+    localService: { url: string };
+    workstationId: string;
+    deviceId: string;
+  },
   client: { clientId: string; clientSecret: string },
   user: { username: string; password: string },
 ): DemoServerOptions {

@@ -121,7 +121,7 @@ export const REQUIREMENTS = [
     // The extension directory is named after PHP's API date (/usr/lib/php/20220829/curl.so).
     files: ['/usr/lib/php/*/curl.so'],
     debian: 'php-curl',
-    why: 'the PHP recipe\'s client_credentials exchange (curl)',
+    why: "the PHP recipe's client_credentials exchange (curl)",
   },
   // The shared token store suite (test/broker/token-store.node.test.ts) starts its own Redis on a
   // socket in a temporary folder; Debian's package is enough (the service itself is kept from starting).
@@ -242,7 +242,10 @@ function expand(glob, inputs) {
   if (at < 0) return [glob];
   const parent = glob.slice(0, at).replace(/\/$/, '');
   const rest = glob.slice(glob.indexOf('/', at));
-  return inputs.listDir(parent).sort().map((name) => `${parent}/${name}${rest}`);
+  return inputs
+    .listDir(parent)
+    .sort()
+    .map((name) => `${parent}/${name}${rest}`);
 }
 
 /** Where one requirement is: its variable if set (it must name an executable), else a system install. */
@@ -312,7 +315,9 @@ export function plan(missing, inputs = systemInputs()) {
 
 /** The one message that says exactly what to install or which variable to set. */
 export function stopMessage(missing, packages, inputs) {
-  const lines = ['The tests need programs this machine lacks, and this script installs them only on Debian as root (or with passwordless sudo):'];
+  const lines = [
+    'The tests need programs this machine lacks, and this script installs them only on Debian as root (or with passwordless sudo):',
+  ];
   for (const r of missing) {
     const set = r.badEnv ? `${r.env}=${r.badEnv} is not ${r.files ? 'a file' : 'an executable file'}` : `not found`;
     lines.push(`  - ${r.name} (${set}): ${r.why}`);
@@ -323,7 +328,9 @@ export function stopMessage(missing, packages, inputs) {
   if (missing.some((r) => r.badEnv)) why.push('a variable names a file that is not executable');
   if (why.length) lines.push(`Not installing: ${why.join('; ')}.`);
   lines.push(`Either install them, on Debian as root: apt-get install -y --no-install-recommends ${packages.join(' ')}`);
-  lines.push(`or set ${missing.map((r) => `${r.env}=/path/to/${r.files ? r.files[0].split('/').pop() : r.name.split(' ')[0]}`).join(' ')} and run npm test again.`);
+  lines.push(
+    `or set ${missing.map((r) => `${r.env}=/path/to/${r.files ? r.files[0].split('/').pop() : r.name.split(' ')[0]}`).join(' ')} and run npm test again.`,
+  );
   return lines.join('\n');
 }
 
@@ -365,7 +372,9 @@ export function ensure(inputs = systemInputs(), requirements = REQUIREMENTS) {
     const status = install(decision.packages, decision.missing, decision.sudo, inputs);
     ({ found, missing } = survey(inputs, requirements));
     if (status !== 0 || missing.length) {
-      throw new MissingError(`apt-get install ${decision.packages.join(' ')} failed (status ${status}); still missing: ${missing.map((r) => r.name).join(', ') || 'nothing'}`);
+      throw new MissingError(
+        `apt-get install ${decision.packages.join(' ')} failed (status ${status}); still missing: ${missing.map((r) => r.name).join(', ') || 'nothing'}`,
+      );
     }
   }
   return found;
@@ -380,7 +389,8 @@ let cached;
 export function browserPaths() {
   if (cached) return cached;
   const { found, missing } = survey();
-  if (missing.length) throw new MissingError(plan(missing).message ?? `Missing: ${missing.map((r) => r.name).join(', ')}; run npm run browsers.`);
+  if (missing.length)
+    throw new MissingError(plan(missing).message ?? `Missing: ${missing.map((r) => r.name).join(', ')}; run npm run browsers.`);
   cached = found;
   return found;
 }

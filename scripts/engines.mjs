@@ -8,21 +8,16 @@
 // console messages, cookies); a selector may pierce one open shadow root with `host >>> inner`.
 import { spawn } from 'node:child_process';
 import { connect, createServer } from 'node:net';
-import {
-  CHROMIUM_ARGS,
-  FIREFOX_PREFS,
-  chromiumPath,
-  firefoxPath,
-  miniBrowserPath,
-  webkitDriverPath,
-  xvfbPath,
-} from './browsers.mjs';
+import { CHROMIUM_ARGS, FIREFOX_PREFS, chromiumPath, firefoxPath, miniBrowserPath, webkitDriverPath, xvfbPath } from './browsers.mjs';
 
 export const ENGINES = ['chromium', 'firefox', 'webkit'];
 
 /** The engines `npm test` runs, narrowed with BIOID_ENGINES=chromium,firefox (comma list) when set. */
 export function selectedEngines(env = process.env) {
-  const wanted = (env.BIOID_ENGINES ?? '').split(',').map((e) => e.trim()).filter(Boolean);
+  const wanted = (env.BIOID_ENGINES ?? '')
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
   const unknown = wanted.filter((e) => !ENGINES.includes(e));
   if (unknown.length) throw new Error(`BIOID_ENGINES: unknown engine ${unknown.join(', ')} (known: ${ENGINES.join(', ')})`);
   return wanted.length ? wanted : ENGINES;
@@ -84,13 +79,18 @@ class BasePage {
       } catch (error) {
         last = error; // navigation in progress, say
       }
-      if (Date.now() > deadline) throw new Error(`waitForFunction timed out after ${timeout} ms: ${String(fn).slice(0, 200)}${last ? ` (${last.message})` : ''}`);
+      if (Date.now() > deadline)
+        throw new Error(`waitForFunction timed out after ${timeout} ms: ${String(fn).slice(0, 200)}${last ? ` (${last.message})` : ''}`);
       await new Promise((r) => setTimeout(r, 50));
     }
   }
 
   waitForSelector(selector, options) {
-    return this.waitForFunction(`(sel) => { const el = (${DEEP})(sel); return Boolean(el && el.isConnected && el.getClientRects().length); }`, selector, options).then(
+    return this.waitForFunction(
+      `(sel) => { const el = (${DEEP})(sel); return Boolean(el && el.isConnected && el.getClientRects().length); }`,
+      selector,
+      options,
+    ).then(
       () => undefined,
       (error) => {
         throw new Error(`waitForSelector ${selector}: ${error.message}`);
@@ -116,7 +116,10 @@ class BasePage {
   }
 
   attribute(selector, name) {
-    return this.evaluate(`({ sel, name }) => { const el = (${DEEP})(sel); return el ? el.getAttribute(name) : null; }`, { sel: selector, name });
+    return this.evaluate(`({ sel, name }) => { const el = (${DEEP})(sel); return el ? el.getAttribute(name) : null; }`, {
+      sel: selector,
+      name,
+    });
   }
 
   count(selector) {
@@ -211,7 +214,9 @@ class PuppeteerContext {
   async cookies(url) {
     const all = await this.context.cookies();
     const host = new URL(url).hostname;
-    return all.filter((c) => c.domain.replace(/^\./, '') === host).map((c) => ({ name: c.name, value: c.value, httpOnly: c.httpOnly, sameSite: c.sameSite }));
+    return all
+      .filter((c) => c.domain.replace(/^\./, '') === host)
+      .map((c) => ({ name: c.name, value: c.value, httpOnly: c.httpOnly, sameSite: c.sameSite }));
   }
 
   close() {
@@ -404,7 +409,9 @@ async function launchWebKit() {
         async cookies(url) {
           const all = await session.getAllCookies();
           const host = new URL(url).hostname;
-          return all.filter((c) => (c.domain ?? host).replace(/^\./, '') === host).map((c) => ({ name: c.name, value: c.value, httpOnly: c.httpOnly, sameSite: c.sameSite }));
+          return all
+            .filter((c) => (c.domain ?? host).replace(/^\./, '') === host)
+            .map((c) => ({ name: c.name, value: c.value, httpOnly: c.httpOnly, sameSite: c.sameSite }));
         },
         async close() {
           contexts.delete(context);

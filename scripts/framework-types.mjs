@@ -16,8 +16,7 @@ import { generateJsxTypes } from 'custom-element-jsx-integration';
 import { generateVuejsTypes } from 'custom-element-vuejs-integration';
 
 const camel = (name) => name.replace(/-([a-z])/g, (_, c) => c.toUpperCase());
-const customElements = (manifest) =>
-  manifest.modules.flatMap((mod) => mod.declarations ?? []).filter((declaration) => declaration.tagName);
+const customElements = (manifest) => manifest.modules.flatMap((mod) => mod.declarations ?? []).filter((declaration) => declaration.tagName);
 
 /** An attribute without a field gets the field of the same name in camelCase (settings.ts's rule; `lang` is HTMLElement's). */
 export function linkSettingAttributes() {
@@ -68,7 +67,10 @@ declare module 'react' {
 function importEachNameOnce(file) {
   const seen = new Set();
   const text = readFileSync(file, 'utf8').replace(/import type \{([^}]*)\} from ("[^"]+");/g, (_, names, from) => {
-    const fresh = names.split(',').map((name) => name.trim()).filter((name) => name && !seen.has(name));
+    const fresh = names
+      .split(',')
+      .map((name) => name.trim())
+      .filter((name) => name && !seen.has(name));
     fresh.forEach((name) => seen.add(name));
     return `import type { ${fresh.join(', ')} } from ${from};`;
   });

@@ -52,7 +52,8 @@ export function pluginFiles(root = ROOT) {
   walk(plugin);
   files.push(['bioid/assets/bioid-elements.js', read('dist/bioid-elements.js', 'the script-tag bundle')]);
   const parts = existsSync(join(root, 'dist')) ? scriptPartFiles(join(root, 'dist')) : [];
-  if (!parts.includes('bioid-diagnostics.js')) throw new Error('pack-wordpress: dist/bioid-diagnostics.js is missing (the script loads it on use). Run npm run build first.');
+  if (!parts.includes('bioid-diagnostics.js'))
+    throw new Error('pack-wordpress: dist/bioid-diagnostics.js is missing (the script loads it on use). Run npm run build first.');
   for (const part of parts) files.push([`bioid/assets/${part}`, read(`dist/${part}`, 'a file the script loads on use')]);
   files.push(['bioid/assets/elements.json', Buffer.from(`${JSON.stringify({ version, tags }, null, 1)}\n`)]);
   files.push(['bioid/LICENSE', read('LICENSE', 'the licence')]);
@@ -151,7 +152,9 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const at = process.argv.indexOf('--out');
   try {
     const path = packWordPress({ out: at > 0 ? process.argv[at + 1] : undefined });
-    console.log(`WordPress plugin: ${relative(process.cwd(), path)} (${statSync(path).size} bytes). Upload it in Plugins > Add New > Upload Plugin.`);
+    console.log(
+      `WordPress plugin: ${relative(process.cwd(), path)} (${statSync(path).size} bytes). Upload it in Plugins > Add New > Upload Plugin.`,
+    );
   } catch (error) {
     console.error(error instanceof Error ? error.message : error);
     process.exit(1);

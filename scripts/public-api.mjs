@@ -41,8 +41,13 @@ export function extract(name) {
         compiler: {
           overrideTsconfig: {
             compilerOptions: {
-              target: 'ES2022', module: 'ESNext', moduleResolution: 'Bundler', lib: ['ES2022', 'DOM', 'DOM.Iterable'],
-              types: ['node'], strict: true, skipLibCheck: true,
+              target: 'ES2022',
+              module: 'ESNext',
+              moduleResolution: 'Bundler',
+              lib: ['ES2022', 'DOM', 'DOM.Iterable'],
+              types: ['node'],
+              strict: true,
+              skipLibCheck: true,
             },
             files: [entry],
           },
@@ -61,10 +66,14 @@ export function extract(name) {
       configObjectFullPath: join(ROOT, 'api', 'api-extractor.json'),
       packageJsonFullPath: join(ROOT, 'package.json'),
     });
-    const result = Extractor.invoke(config, { localBuild: true, showVerboseMessages: false, messageCallback: (message) => {
-      if (message.logLevel === 'warning' || message.logLevel === 'error') message.handled = false;
-      else message.handled = true;
-    } });
+    const result = Extractor.invoke(config, {
+      localBuild: true,
+      showVerboseMessages: false,
+      messageCallback: (message) => {
+        if (message.logLevel === 'warning' || message.logLevel === 'error') message.handled = false;
+        else message.handled = true;
+      },
+    });
     if (result.errorCount > 0) throw new Error(`API Extractor failed on ${ENTRIES[name]} (${result.errorCount} errors).`);
     // The header names the package; the report is the same whatever the local path.
     const report = readFileSync(join(out, `${name}.api.md`), 'utf8').replace(/\r\n/g, '\n');
@@ -90,10 +99,22 @@ export function elementsSummary(manifestPath = join(ROOT, 'custom-elements.json'
       tags[d.tagName] = {
         class: d.name,
         attributes: Object.fromEntries((d.attributes ?? []).map((a) => [a.name, a.type?.text ?? '']).sort(([a], [b]) => byName(a, b))),
-        properties: Object.fromEntries((d.members ?? []).filter((m) => m.kind === 'field' && publicMember(m))
-          .map((m) => [m.name, m.type?.text ?? '']).sort(([a], [b]) => byName(a, b))),
-        methods: (d.members ?? []).filter((m) => m.kind === 'method' && publicMember(m)).map((m) => m.name).sort(byName),
-        events: Object.fromEntries((d.events ?? []).filter((e) => e.name).map((e) => [e.name, e.type?.text ?? '']).sort(([a], [b]) => byName(a, b))),
+        properties: Object.fromEntries(
+          (d.members ?? [])
+            .filter((m) => m.kind === 'field' && publicMember(m))
+            .map((m) => [m.name, m.type?.text ?? ''])
+            .sort(([a], [b]) => byName(a, b)),
+        ),
+        methods: (d.members ?? [])
+          .filter((m) => m.kind === 'method' && publicMember(m))
+          .map((m) => m.name)
+          .sort(byName),
+        events: Object.fromEntries(
+          (d.events ?? [])
+            .filter((e) => e.name)
+            .map((e) => [e.name, e.type?.text ?? ''])
+            .sort(([a], [b]) => byName(a, b)),
+        ),
         cssParts: (d.cssParts ?? []).map((p) => p.name).sort(byName),
         cssProperties: (d.cssProperties ?? []).map((p) => p.name).sort(byName),
       };
@@ -103,7 +124,12 @@ export function elementsSummary(manifestPath = join(ROOT, 'custom-elements.json'
 }
 
 const KINDS = {
-  attributes: 'attribute', properties: 'property', methods: 'method', events: 'event', cssParts: 'CSS part', cssProperties: 'CSS custom property',
+  attributes: 'attribute',
+  properties: 'property',
+  methods: 'method',
+  events: 'event',
+  cssParts: 'CSS part',
+  cssProperties: 'CSS custom property',
 };
 
 /**
@@ -126,7 +152,8 @@ export function compareElements(committed, built) {
       for (const name of names(b)) if (!names(a).includes(name)) additions.push(`<${tag}> ${kind} "${name}" added`);
       if (!Array.isArray(a)) {
         for (const name of Object.keys(a)) {
-          if (name in b && a[name] !== b[name]) breaking.push(`<${tag}> ${kind} "${name}" type changed from ${a[name] || '(none)'} to ${b[name] || '(none)'}`);
+          if (name in b && a[name] !== b[name])
+            breaking.push(`<${tag}> ${kind} "${name}" type changed from ${a[name] || '(none)'} to ${b[name] || '(none)'}`);
         }
       }
     }

@@ -39,7 +39,11 @@ const CEILINGS = { 'bioid-sdk': TARBALL_BUDGET };
 
 async function sh(command, args, cwd) {
   try {
-    const { stdout, stderr } = await run(command, args, { cwd, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, npm_config_update_notifier: 'false', FORCE_COLOR: '0', NO_COLOR: '1' } });
+    const { stdout, stderr } = await run(command, args, {
+      cwd,
+      maxBuffer: 16 * 1024 * 1024,
+      env: { ...process.env, npm_config_update_notifier: 'false', FORCE_COLOR: '0', NO_COLOR: '1' },
+    });
     return { ok: true, output: `${stdout}${stderr}` };
   } catch (error) {
     return { ok: false, output: `${error.stdout ?? ''}${error.stderr ?? ''}${error.stdout || error.stderr ? '' : error.message}` };
@@ -53,13 +57,15 @@ const work = mkdtempSync(join(tmpdir(), 'bioid-release-check-'));
 let failed = false;
 try {
   const packed = await packPackages(work);
-  const checked = await Promise.all(packed.map(async (pkg) => {
-    const [publint, types] = await Promise.all([
-      sh(BIN('publint'), ['run', pkg.tarball, '--strict'], work),
-      sh(BIN('attw'), [pkg.tarball, ...ATTW[pkg.name], '--format', 'ascii', '--no-emoji'], work),
-    ]);
-    return { ...pkg, publint, types };
-  }));
+  const checked = await Promise.all(
+    packed.map(async (pkg) => {
+      const [publint, types] = await Promise.all([
+        sh(BIN('publint'), ['run', pkg.tarball, '--strict'], work),
+        sh(BIN('attw'), [pkg.tarball, ...ATTW[pkg.name], '--format', 'ascii', '--no-emoji'], work),
+      ]);
+      return { ...pkg, publint, types };
+    }),
+  );
   for (const { name, dir, tarball, packed: bytes, unpacked, files, publint, types } of checked) {
     // publint prints "All good!" with no finding; any suggestion, warning or error fails (--strict
     // makes warnings errors; suggestions are not allowed either).
@@ -67,14 +73,19 @@ try {
     const ceiling = CEILINGS[name];
     const over = ceiling !== undefined && bytes > ceiling;
     console.log(`${tarball.slice(join(work, 'tarballs').length + 1)}  (${dir || '.'})`);
-    console.log(`  packed ${size(bytes)}${ceiling === undefined ? '' : `, ceiling ${size(ceiling)}${over ? `: OVER by ${size(bytes - ceiling)}` : ''}`}`);
+    console.log(
+      `  packed ${size(bytes)}${ceiling === undefined ? '' : `, ceiling ${size(ceiling)}${over ? `: OVER by ${size(bytes - ceiling)}` : ''}`}`,
+    );
     console.log(`  unpacked ${size(unpacked)}, ${files.length} files`);
     console.log(`  publint: ${publintClean ? 'clean' : 'PROBLEMS'}`);
     if (!publintClean) console.log(publint.output.replace(/^/gm, '    '));
     console.log(`  attw ${types.ok ? 'clean' : 'PROBLEMS'} (${ATTW[name].join(' ')})`);
     if (!types.ok) console.log(types.output.replace(/^/gm, '    '));
     if (over) {
-      const largest = [...files].sort((a, b) => b.size - a.size).slice(0, 5).map((f) => `${f.path} ${formatBytes(f.size)}`);
+      const largest = [...files]
+        .sort((a, b) => b.size - a.size)
+        .slice(0, 5)
+        .map((f) => `${f.path} ${formatBytes(f.size)}`);
       console.log(`  ${name} is over its ceiling (bench/budgets.json, "tarball"); its largest files, unpacked: ${largest.join(', ')}`);
     }
     failed ||= !publintClean || !types.ok || over;
@@ -86,6 +97,8 @@ try {
   rmSync(work, { recursive: true, force: true });
 }
 if (failed) {
-  console.error('release:check failed: fix what publint or attw report (package.json "exports", "types", "files"), or the size over the ceiling.');
+  console.error(
+    'release:check failed: fix what publint or attw report (package.json "exports", "types", "files"), or the size over the ceiling.',
+  );
   process.exit(1);
 }

@@ -59,11 +59,12 @@ try {
 
   const finish = (selector) =>
     page.evaluate(
-      (sel) => new Promise((done) => {
-        const el = document.querySelector(sel);
-        el.addEventListener('bio-result', () => done(), { once: true });
-        el.addEventListener('bio-error', () => done(), { once: true });
-      }),
+      (sel) =>
+        new Promise((done) => {
+          const el = document.querySelector(sel);
+          el.addEventListener('bio-result', () => done(), { once: true });
+          el.addEventListener('bio-error', () => done(), { once: true });
+        }),
       selector,
     );
   for (const selector of ['bio-enroll', 'bio-verify']) {

@@ -16,7 +16,9 @@ const KIT = '__bioidKit';
 
 /** The files the script loads on use, beside it in `distDir` (rollup.config.mjs names them bioid-<part>.js). */
 export function scriptPartFiles(distDir) {
-  return readdirSync(distDir).filter((f) => /^bioid-[\w-]+\.js$/.test(f) && f !== 'bioid-elements.js').sort();
+  return readdirSync(distDir)
+    .filter((f) => /^bioid-[\w-]+\.js$/.test(f) && f !== 'bioid-elements.js')
+    .sort();
 }
 const LOADER = 'loadRarePart';
 
@@ -36,7 +38,9 @@ function takeExports(ast, ms, chunkName) {
       }
       ms.remove(node.start, node.declaration.start);
     } else if (node.type.startsWith('Export')) {
-      throw new Error(`script-parts: ${chunkName} has an export rollup was not expected to write (${node.type}${node.source ? ` from ${node.source.value}` : ''})`);
+      throw new Error(
+        `script-parts: ${chunkName} has an export rollup was not expected to write (${node.type}${node.source ? ` from ${node.source.value}` : ''})`,
+      );
     }
   }
   return names;
@@ -125,14 +129,18 @@ export function scriptParts() {
     generateBundle(_options, bundle) {
       const chunks = Object.values(bundle).filter((file) => file.type === 'chunk');
       const shared = chunks.filter((c) => !c.isEntry && !c.isDynamicEntry);
-      if (shared.length) throw new Error(`script-parts: a chunk no import() asks for (${shared.map((c) => c.fileName).join(', ')}): the classic script could not load it`);
+      if (shared.length)
+        throw new Error(
+          `script-parts: a chunk no import() asks for (${shared.map((c) => c.fileName).join(', ')}): the classic script could not load it`,
+        );
       // Each part is exported by the package (so tools that copy assets can resolve it), and an export
       // without types is a problem for type checkers: say what it is, a module for the script alone.
       for (const part of chunks.filter((c) => c.isDynamicEntry)) {
         this.emitFile({
           type: 'asset',
           fileName: part.fileName.replace(/\.js$/, '.d.ts'),
-          source: '// Loaded by bioid-elements.js when first needed (docs/elements.md): not a module to import.\ndeclare const part: (kit: unknown) => unknown;\nexport default part;\n',
+          source:
+            '// Loaded by bioid-elements.js when first needed (docs/elements.md): not a module to import.\ndeclare const part: (kit: unknown) => unknown;\nexport default part;\n',
         });
       }
     },

@@ -44,7 +44,7 @@ export function readTarball(tarball) {
   const tar = gunzipSync(readFileSync(tarball));
   const files = [];
   let longPath;
-  for (let at = 0; at + 512 <= tar.length; ) {
+  for (let at = 0; at + 512 <= tar.length;) {
     const header = tar.subarray(at, at + 512);
     if (header.every((byte) => byte === 0)) break;
     const size = parseInt(field(header, 124, 12).trim() || '0', 8);
@@ -77,7 +77,10 @@ function copy(from, to, onlyFiles) {
       if (existsSync(join(from, entry))) cpSync(join(from, entry), join(to, entry), { recursive: true });
     }
   } else {
-    cpSync(from, to, { recursive: true, filter: (source) => !['node_modules', 'dist'].includes(source.slice(from.length + 1).split('/')[0]) });
+    cpSync(from, to, {
+      recursive: true,
+      filter: (source) => !['node_modules', 'dist'].includes(source.slice(from.length + 1).split('/')[0]),
+    });
   }
   symlinkSync(join(ROOT, 'node_modules'), join(to, 'node_modules'), 'dir');
 }
@@ -96,16 +99,20 @@ export async function packPackages(work) {
   mkdirSync(tarballs, { recursive: true });
   copy(ROOT, tree, true);
   for (const { dir } of PACKAGES.slice(1)) copy(join(ROOT, dir), join(tree, dir), false);
-  return Promise.all(PACKAGES.map(async (pkg) => {
-    const args = ['pack', '--silent', '--pack-destination', tarballs, ...(pkg.ignoreScripts ? ['--ignore-scripts'] : [])];
-    let output;
-    try {
-      const env = { ...process.env, npm_config_update_notifier: 'false', FORCE_COLOR: '0', NO_COLOR: '1' };
-      output = (await run(NPM, args, { cwd: join(tree, pkg.dir), maxBuffer: 16 * 1024 * 1024, env })).stdout;
-    } catch (error) {
-      throw new Error(`npm pack failed in ${pkg.dir || '.'}:\n${error.stdout ?? ''}${error.stderr ?? ''}${error.stdout || error.stderr ? '' : error.message}`);
-    }
-    const tarball = join(tarballs, output.trim().split('\n').pop());
-    return { ...pkg, tarball, ...readTarball(tarball) };
-  }));
+  return Promise.all(
+    PACKAGES.map(async (pkg) => {
+      const args = ['pack', '--silent', '--pack-destination', tarballs, ...(pkg.ignoreScripts ? ['--ignore-scripts'] : [])];
+      let output;
+      try {
+        const env = { ...process.env, npm_config_update_notifier: 'false', FORCE_COLOR: '0', NO_COLOR: '1' };
+        output = (await run(NPM, args, { cwd: join(tree, pkg.dir), maxBuffer: 16 * 1024 * 1024, env })).stdout;
+      } catch (error) {
+        throw new Error(
+          `npm pack failed in ${pkg.dir || '.'}:\n${error.stdout ?? ''}${error.stderr ?? ''}${error.stdout || error.stderr ? '' : error.message}`,
+        );
+      }
+      const tarball = join(tarballs, output.trim().split('\n').pop());
+      return { ...pkg, tarball, ...readTarball(tarball) };
+    }),
+  );
 }

@@ -24,6 +24,7 @@ for (const [name, [command, ...args]] of steps) {
   if (status !== 0) break;
 }
 console.log('\nnpm test, time per step:');
-for (const [name, ms, code] of times) console.log(`  ${(ms / 1000).toFixed(1).padStart(6)} s  ${name}${code ? `  (failed, exit ${code})` : ''}`);
+for (const [name, ms, code] of times)
+  console.log(`  ${(ms / 1000).toFixed(1).padStart(6)} s  ${name}${code ? `  (failed, exit ${code})` : ''}`);
 console.log(`  ${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s  total`);
 process.exit(status);

@@ -3,7 +3,15 @@
  * A second copy of the script on the same page keeps the first copy's globals (and the first
  * definitions of the tags; see elements/define.ts).
  */
-import { BioIDError, ReaderAuthError, brokerTokenSource, clearBrokerTokens, createFingerprintReader, version, watchReaderStatus } from './index.js';
+import {
+  BioIDError,
+  ReaderAuthError,
+  brokerTokenSource,
+  clearBrokerTokens,
+  createFingerprintReader,
+  version,
+  watchReaderStatus,
+} from './index.js';
 import { BioIDCore } from './core/bioid-core.js';
 import './elements/tags.js';
 import { configureElements } from './elements/settings.js';

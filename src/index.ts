@@ -11,13 +11,7 @@ export { version } from './version.js';
 export type { BioIDErrorCode, BioIDErrorOptions, TokenErrorCode } from './core/errors.js';
 export type { TokenSource } from './core/token-source.js';
 export type { ConfirmVerificationOptions, ConfirmedVerification } from './core/confirm-verification.js';
-export type {
-  BioIDAuth,
-  BioIDConfig,
-  FingerprintReaderConfig,
-  IdpClientCredentialsAuth,
-  TokenProviderAuth,
-} from './core/config.js';
+export type { BioIDAuth, BioIDConfig, FingerprintReaderConfig, IdpClientCredentialsAuth, TokenProviderAuth } from './core/config.js';
 export type {
   CaptureOptions,
   DispatchTarget,

@@ -8,7 +8,16 @@ import { parseArgs } from 'node:util';
 import { BioIDError } from 'bioid-sdk';
 import { BROKER_ENV } from 'bioid-sdk/broker';
 import { checkBroker, formatResults } from './contract-check.js';
-import { DEFAULT_HOST, DEFAULT_METRICS_HOST, DEFAULT_PORT, DEFAULT_SHUTDOWN_DELAY_MS, HEALTH_PATH, READY_PATH, SERVE_ENV, serve } from './serve.js';
+import {
+  DEFAULT_HOST,
+  DEFAULT_METRICS_HOST,
+  DEFAULT_PORT,
+  DEFAULT_SHUTDOWN_DELAY_MS,
+  HEALTH_PATH,
+  READY_PATH,
+  SERVE_ENV,
+  serve,
+} from './serve.js';
 
 /**
  * Where `check` also reads the session cookies: an argument shows in every user's process list, the
@@ -120,7 +129,8 @@ async function runCheck(args: string[]): Promise<number> {
     return 0;
   }
   const [url, ...extra] = parsed.positionals;
-  if (!url || extra.length) return usageError('check takes one broker URL, for example bioid-broker check https://app.example.com/bioid/token');
+  if (!url || extra.length)
+    return usageError('check takes one broker URL, for example bioid-broker check https://app.example.com/bioid/token');
   try {
     const target = new URL(url);
     if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new Error();
@@ -135,7 +145,8 @@ async function runCheck(args: string[]): Promise<number> {
     } catch {
       ok = false;
     }
-    if (!ok) return usageError(`--origin must be an origin only (scheme://host[:port]), as a browser sends it; got "${origin.slice(0, 100)}"`);
+    if (!ok)
+      return usageError(`--origin must be an origin only (scheme://host[:port]), as a browser sends it; got "${origin.slice(0, 100)}"`);
   }
   let cookie: string | undefined;
   let secondCookie: string | undefined;
@@ -172,7 +183,8 @@ function cookieFrom(option: string | undefined, variable: string, stdinLines: st
     value = option ?? process.env[variable];
   }
   if (value === undefined || value.trim() === '') return undefined;
-  if (/[\r\n]/.test(value)) throw new Error(`${option === undefined ? variable : name} must be one line, a Cookie header such as "<name>=<value>"`);
+  if (/[\r\n]/.test(value))
+    throw new Error(`${option === undefined ? variable : name} must be one line, a Cookie header such as "<name>=<value>"`);
   return value.trim();
 }
 

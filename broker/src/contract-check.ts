@@ -124,17 +124,27 @@ export async function checkBroker(url: string, options: CheckOptions = {}): Prom
     const ok = await probe('preflight from the allowed origin', 'OPTIONS', { Origin: origin, ...preflightHeaders });
     if (answered(2, ok)) {
       if (ok.status < 200 || ok.status > 299) fail(2, `preflight from ${origin} answered HTTP ${ok.status}, not 204`);
-      if (ok.headersIn['access-control-allow-origin'] !== origin) fail(2, `preflight from ${origin}: Access-Control-Allow-Origin is ${show(ok.headersIn['access-control-allow-origin'])}, not that exact origin`);
+      if (ok.headersIn['access-control-allow-origin'] !== origin)
+        fail(
+          2,
+          `preflight from ${origin}: Access-Control-Allow-Origin is ${show(ok.headersIn['access-control-allow-origin'])}, not that exact origin`,
+        );
       if (ok.headersIn['access-control-allow-credentials'] !== 'true') fail(2, 'preflight: Access-Control-Allow-Credentials is not "true"');
-      if (!listHas(ok.headersIn['access-control-allow-methods'], 'GET')) fail(2, 'preflight: Access-Control-Allow-Methods does not list GET');
-      if (!listHas(ok.headersIn['access-control-allow-headers'], 'X-CSRF')) fail(2, 'preflight: Access-Control-Allow-Headers does not list X-CSRF');
+      if (!listHas(ok.headersIn['access-control-allow-methods'], 'GET'))
+        fail(2, 'preflight: Access-Control-Allow-Methods does not list GET');
+      if (!listHas(ok.headersIn['access-control-allow-headers'], 'X-CSRF'))
+        fail(2, 'preflight: Access-Control-Allow-Headers does not list X-CSRF');
     }
   } else {
     skip(2, noGrantProbed);
   }
   const foreignPreflight = await probe('preflight from a foreign origin', 'OPTIONS', { Origin: FOREIGN_ORIGIN, ...preflightHeaders });
   if (answered(2, foreignPreflight)) {
-    if (foreignPreflight.headersIn['access-control-allow-origin']) fail(2, `preflight from a foreign origin got Access-Control-Allow-Origin ${show(foreignPreflight.headersIn['access-control-allow-origin'])}`);
+    if (foreignPreflight.headersIn['access-control-allow-origin'])
+      fail(
+        2,
+        `preflight from a foreign origin got Access-Control-Allow-Origin ${show(foreignPreflight.headersIn['access-control-allow-origin'])}`,
+      );
     if (foreignPreflight.status !== 403) fail(2, `preflight from a foreign origin answered HTTP ${foreignPreflight.status}, not 403`);
   }
 
@@ -152,12 +162,19 @@ export async function checkBroker(url: string, options: CheckOptions = {}): Prom
   const crossSite = await probe('cross-site GET without a cookie', 'GET', withOrigin({ 'X-CSRF': '1', 'Sec-Fetch-Site': 'cross-site' }));
   if (answered(5, crossSite)) expectRefusal(5, crossSite, 401, 'no-cookie', fail);
   const sameSite = await probe('same-site GET without a cookie', 'GET', withOrigin({ 'X-CSRF': '1', 'Sec-Fetch-Site': 'same-site' }));
-  if (answered(5, sameSite) && reasonOf(sameSite) === 'no-cookie') fail(5, 'a same-site request without a cookie got reason "no-cookie" (only cross-site ones may)');
-  if (answered(5, forgedSession) && reasonOf(forgedSession) === 'no-cookie') fail(5, 'a request that carries a Cookie got reason "no-cookie"');
-  const crossSiteForged = await probe('cross-site GET with a forged cookie', 'GET', withOrigin({ 'X-CSRF': '1', 'Sec-Fetch-Site': 'cross-site', Cookie: forged }));
+  if (answered(5, sameSite) && reasonOf(sameSite) === 'no-cookie')
+    fail(5, 'a same-site request without a cookie got reason "no-cookie" (only cross-site ones may)');
+  if (answered(5, forgedSession) && reasonOf(forgedSession) === 'no-cookie')
+    fail(5, 'a request that carries a Cookie got reason "no-cookie"');
+  const crossSiteForged = await probe(
+    'cross-site GET with a forged cookie',
+    'GET',
+    withOrigin({ 'X-CSRF': '1', 'Sec-Fetch-Site': 'cross-site', Cookie: forged }),
+  );
   if (answered(5, crossSiteForged)) {
     if (reasonOf(crossSiteForged) === 'no-cookie') fail(5, 'a cross-site request that carries a Cookie got reason "no-cookie"');
-    if (crossSiteForged.status !== 401) fail(5, `a cross-site request with a forged cookie answered HTTP ${crossSiteForged.status}, not 401`);
+    if (crossSiteForged.status !== 401)
+      fail(5, `a cross-site request with a forged cookie answered HTTP ${crossSiteForged.status}, not 401`);
   }
 
   // Rules 8, 9, 10: signed in.
@@ -185,7 +202,10 @@ export async function checkBroker(url: string, options: CheckOptions = {}): Prom
       if (answered(9, later)) laterToken = checkSuccess(later, (_, note) => fail(9, note));
       if (laterToken !== undefined) laterIn = laterBody!.expires_in as number;
       if (laterToken === token && laterIn >= firstIn) {
-        fail(9, `the same token was answered ${(waitMs / 1000).toFixed(1)} s later with expires_in ${laterIn} (first ${firstIn}): a cached token must answer what is left of its life`);
+        fail(
+          9,
+          `the same token was answered ${(waitMs / 1000).toFixed(1)} s later with expires_in ${laterIn} (first ${firstIn}): a cached token must answer what is left of its life`,
+        );
       }
     } else {
       skip(9, 'no token to compare (rule 8 failed)');
@@ -194,10 +214,11 @@ export async function checkBroker(url: string, options: CheckOptions = {}): Prom
       const other = await probe('GET as the second user', 'GET', withOrigin({ 'X-CSRF': '1', Cookie: secondCookie }));
       if (answered(12, other)) {
         const otherToken = checkSuccess(other, (_, note) => fail(12, `second user: ${note}`));
-        if (otherToken !== undefined && otherToken === token) fail(12, 'two signed-in users got the same token: an RFC 8693 broker exchanges and caches per user');
+        if (otherToken !== undefined && otherToken === token)
+          fail(12, 'two signed-in users got the same token: an RFC 8693 broker exchanges and caches per user');
       }
     } else if (!secondCookie) {
-      skip(12, 'RFC 8693 brokers only: pass --second-cookie with another user\'s session');
+      skip(12, "RFC 8693 brokers only: pass --second-cookie with another user's session");
     }
 
     // Rule 13 (optional): X-Refused-Token. Token A is the one the two GETs above got; the notes say
@@ -219,8 +240,10 @@ export async function checkBroker(url: string, options: CheckOptions = {}): Prom
         });
         if (answered(13, pre)) {
           if (pre.status < 200 || pre.status > 299) preflightRefuses = `answered HTTP ${pre.status}`;
-          else if (pre.headersIn['access-control-allow-origin'] !== origin) preflightRefuses = `has Access-Control-Allow-Origin ${show(pre.headersIn['access-control-allow-origin'])}`;
-          else if (!listHas(pre.headersIn['access-control-allow-headers'], 'X-Refused-Token')) preflightRefuses = 'does not list X-Refused-Token in Access-Control-Allow-Headers';
+          else if (pre.headersIn['access-control-allow-origin'] !== origin)
+            preflightRefuses = `has Access-Control-Allow-Origin ${show(pre.headersIn['access-control-allow-origin'])}`;
+          else if (!listHas(pre.headersIn['access-control-allow-headers'], 'X-Refused-Token'))
+            preflightRefuses = 'does not list X-Refused-Token in Access-Control-Allow-Headers';
         }
       }
       /** The token of a signed-in GET that sends `hash`, or undefined when the answer is no token (rule 13 failed). */
@@ -230,18 +253,31 @@ export async function checkBroker(url: string, options: CheckOptions = {}): Prom
       };
       const wrong = await refusing('a hash of no token it served', hashToken(`bioid-check: not a token (${Date.now()})`));
       if (wrong !== undefined && wrong !== token) {
-        fail(13, 'a hash of no token it served replaced the cached token A: anyone signed in can make the broker exchange for nothing (drop the cached token only when X-Refused-Token is the hash of that token)');
+        fail(
+          13,
+          'a hash of no token it served replaced the cached token A: anyone signed in can make the broker exchange for nothing (drop the cached token only when X-Refused-Token is the hash of that token)',
+        );
       } else if (wrong !== undefined) {
         const replaced = await refusing('the hash of token A', hashToken(token));
         if (replaced === token) {
-          skip(13, 'the broker ignores X-Refused-Token (optional): it answered token A again, so after the middleware refuses a token the SDK reports "unauthorized" until the broker renews it');
+          skip(
+            13,
+            'the broker ignores X-Refused-Token (optional): it answered token A again, so after the middleware refuses a token the SDK reports "unauthorized" until the broker renews it',
+          );
         } else if (replaced !== undefined) {
           const again = await refusing('the hash of token A again', hashToken(token));
-          if (again === token) fail(13, 'the hash of token A, sent again, was answered with token A, which the broker had replaced by token B');
+          if (again === token)
+            fail(13, 'the hash of token A, sent again, was answered with token A, which the broker had replaced by token B');
           else if (again !== undefined && again !== replaced) {
-            fail(13, 'the hash of token A, sent again, replaced token B by a third token: a broker exchanges at most once per refused token (the next token has another hash)');
+            fail(
+              13,
+              'the hash of token A, sent again, replaced token B by a third token: a broker exchanges at most once per refused token (the next token has another hash)',
+            );
           } else if (again !== undefined && preflightRefuses) {
-            skip(13, `the broker replaces a refused token, but its preflight from ${origin} ${preflightRefuses}, so pages on that origin cannot send the header (rule 2)`);
+            skip(
+              13,
+              `the broker replaces a refused token, but its preflight from ${origin} ${preflightRefuses}, so pages on that origin cannot send the header (rule 2)`,
+            );
           }
         }
       }
@@ -254,7 +290,11 @@ export async function checkBroker(url: string, options: CheckOptions = {}): Prom
   if (!options.expect502) {
     const errors = probes.filter((p) => !p.error && p.status >= 500);
     for (const p of errors) check502(p, fail);
-    if (errors.length === 0) skip(10, 'not provoked: run the check with --expect-502 while the broker\'s identity provider refuses (for example a wrong client secret)');
+    if (errors.length === 0)
+      skip(
+        10,
+        "not provoked: run the check with --expect-502 while the broker's identity provider refuses (for example a wrong client secret)",
+      );
   }
 
   // Rules 6, 7, 11 over every answer.
@@ -263,19 +303,24 @@ export async function checkBroker(url: string, options: CheckOptions = {}): Prom
     const allowOrigin = p.headersIn['access-control-allow-origin'];
     if (allowOrigin === '*') fail(6, `${p.label}: Access-Control-Allow-Origin: * (a wildcard hands tokens to any site)`);
     const sentOrigin = p.headers.Origin;
-    if (sentOrigin === FOREIGN_ORIGIN && allowOrigin) fail(6, `${p.label}: the foreign origin got Access-Control-Allow-Origin ${show(allowOrigin)}`);
+    if (sentOrigin === FOREIGN_ORIGIN && allowOrigin)
+      fail(6, `${p.label}: the foreign origin got Access-Control-Allow-Origin ${show(allowOrigin)}`);
     if (origin && sentOrigin === origin && p.method === 'GET') {
       if (allowOrigin !== origin) fail(6, `${p.label}: Access-Control-Allow-Origin is ${show(allowOrigin)}, not ${origin}`);
       if (p.headersIn['access-control-allow-credentials'] !== 'true') fail(6, `${p.label}: Access-Control-Allow-Credentials is not "true"`);
     }
     if (!listHas(p.headersIn.vary, 'Origin') && !listHas(p.headersIn.vary, '*')) fail(6, `${p.label}: no Vary: Origin`);
     if (p.method === 'GET') {
-      if (!/\bno-store\b/i.test(String(p.headersIn['cache-control'] ?? ''))) fail(7, `${p.label}: Cache-Control is ${show(p.headersIn['cache-control'])}, not no-store`);
-      if (!/^application\/json\b/i.test(String(p.headersIn['content-type'] ?? ''))) fail(7, `${p.label}: Content-Type is ${show(p.headersIn['content-type'])}, not application/json`);
+      if (!/\bno-store\b/i.test(String(p.headersIn['cache-control'] ?? '')))
+        fail(7, `${p.label}: Cache-Control is ${show(p.headersIn['cache-control'])}, not no-store`);
+      if (!/^application\/json\b/i.test(String(p.headersIn['content-type'] ?? '')))
+        fail(7, `${p.label}: Content-Type is ${show(p.headersIn['content-type'])}, not application/json`);
     }
     if (p.status !== 200) {
-      if (p.json && typeof p.json === 'object' && 'access_token' in p.json) fail(11, `${p.label}: a ${p.status} answer carries access_token`);
-      if (token && (p.text.includes(token) || JSON.stringify(p.headersIn).includes(token))) fail(11, `${p.label}: a ${p.status} answer holds the token`);
+      if (p.json && typeof p.json === 'object' && 'access_token' in p.json)
+        fail(11, `${p.label}: a ${p.status} answer carries access_token`);
+      if (token && (p.text.includes(token) || JSON.stringify(p.headersIn).includes(token)))
+        fail(11, `${p.label}: a ${p.status} answer holds the token`);
     }
   }
   if (!origin) skip(6, noGrantProbed);
@@ -288,7 +333,8 @@ function expectRefusal(rule: number, p: Probe, status: number, reason: string, f
     return;
   }
   const body = p.json as { error?: unknown; reason?: unknown } | undefined;
-  if (!body || typeof body !== 'object' || typeof body.error !== 'string') fail(rule, `${p.label}: the body is not a JSON object with a string "error"`);
+  if (!body || typeof body !== 'object' || typeof body.error !== 'string')
+    fail(rule, `${p.label}: the body is not a JSON object with a string "error"`);
   else if (body.reason !== reason) fail(rule, `${p.label}: reason is ${show(body.reason)}, not "${reason}"`);
 }
 
@@ -298,14 +344,24 @@ function check502(p: Probe, fail: (rule: number, note: string) => void): void {
     return;
   }
   const body = p.json as Record<string, unknown> | undefined;
-  if (!body || typeof body !== 'object' || Array.isArray(body) || typeof body.error !== 'string') fail(10, `${p.label}: the 502 body is not a JSON object with a string "error"`);
-  else if (Object.keys(body).length !== 1) fail(10, `${p.label}: the 502 body has fields besides "error" (${Object.keys(body).filter((k) => k !== 'error').join(', ')}); spec 4.1 says exactly { error }`);
+  if (!body || typeof body !== 'object' || Array.isArray(body) || typeof body.error !== 'string')
+    fail(10, `${p.label}: the 502 body is not a JSON object with a string "error"`);
+  else if (Object.keys(body).length !== 1)
+    fail(
+      10,
+      `${p.label}: the 502 body has fields besides "error" (${Object.keys(body)
+        .filter((k) => k !== 'error')
+        .join(', ')}); spec 4.1 says exactly { error }`,
+    );
 }
 
 /** Rule 8; returns the token when the answer is a valid success. */
 function checkSuccess(p: Probe, fail: (rule: number, note: string) => void): string | undefined {
   if (p.status !== 200) {
-    fail(8, `${p.label}: HTTP ${p.status}${reasonOf(p) ? ` (reason ${show(reasonOf(p))})` : ''}, not 200: is the --cookie a signed-in session?`);
+    fail(
+      8,
+      `${p.label}: HTTP ${p.status}${reasonOf(p) ? ` (reason ${show(reasonOf(p))})` : ''}, not 200: is the --cookie a signed-in session?`,
+    );
     return undefined;
   }
   const body = p.json as Record<string, unknown> | undefined;
@@ -360,7 +416,8 @@ const listHas = (value: string | string[] | undefined, item: string) =>
     .some((part) => part.trim().toLowerCase() === item.toLowerCase());
 
 /** A header value for a message: quoted, bounded, "none" when absent (never a token: only CORS/cache headers are shown). */
-const show = (value: unknown) => (value === undefined || value === null ? 'none' : JSON.stringify(typeof value === 'string' ? value.slice(0, 80) : value));
+const show = (value: unknown) =>
+  value === undefined || value === null ? 'none' : JSON.stringify(typeof value === 'string' ? value.slice(0, 80) : value);
 
 /** Rule 13's hint: the base64url SHA-256 of a token, without padding. */
 const hashToken = (token: string) => createHash('sha256').update(token).digest('base64url');
@@ -410,6 +467,8 @@ export function formatResults(url: string, results: RuleResult[], options: Check
   }
   const count = (s: RuleStatus) => results.filter((r) => r.status === s).length;
   const failed = count('fail');
-  lines.push(`${results.length} rules: ${count('pass')} pass, ${failed} fail, ${count('skip')} skipped (rules: docs/broker-contract.md in bioid-sdk)`);
+  lines.push(
+    `${results.length} rules: ${count('pass')} pass, ${failed} fail, ${count('skip')} skipped (rules: docs/broker-contract.md in bioid-sdk)`,
+  );
   return { text: lines.join('\n'), failed };
 }

@@ -20,7 +20,17 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
  * Fields never written: censored if a line ever carries one (top level, or in `headers`, `req.headers` or
  * `query`). Exact paths, no wildcards: a wildcard path costs on every line (measured with --cpu-prof).
  */
-const SECRET_FIELDS = ['cookie', 'authorization', 'access_token', 'subject_token', 'client_secret', 'clientSecret', 'token', 'password', 'secret'];
+const SECRET_FIELDS = [
+  'cookie',
+  'authorization',
+  'access_token',
+  'subject_token',
+  'client_secret',
+  'clientSecret',
+  'token',
+  'password',
+  'secret',
+];
 const REDACTED = [
   ...SECRET_FIELDS,
   ...['cookie', 'authorization', 'x-refused-token'].flatMap((name) => [`headers["${name}"]`, `req.headers["${name}"]`]),
@@ -54,7 +64,11 @@ export function readLogLevel(value: string | undefined, name: string): LogLevel 
  * `settle` waits (at most `ms`) until the lines so far are written: a line written by `flush` while an
  * earlier batch is still with the system could otherwise come out before that batch.
  */
-export function createLog(level: LogLevel, write?: (line: string) => void, fd = 1): { log: Logger; flush: () => void; settle: (ms: number) => Promise<void> } {
+export function createLog(
+  level: LogLevel,
+  write?: (line: string) => void,
+  fd = 1,
+): { log: Logger; flush: () => void; settle: (ms: number) => Promise<void> } {
   const destination: DestinationStream & { flushSync?: () => void; settle?: () => Promise<void> } = write
     ? { write: (chunk: string) => write(chunk.endsWith('\n') ? chunk.slice(0, -1) : chunk) }
     : batchedWriter(fd);
@@ -134,7 +148,7 @@ function batchedWriter(fd: number): DestinationStream & { flushSync(): void; set
     fsWrite(fd, chunk, 0, chunk.length, null, (error, written) => {
       inFlight = false;
       if (error) {
-        if ((error).code === 'EAGAIN') setTimeout(() => writeOut(chunk), RETRY_MS);
+        if (error.code === 'EAGAIN') setTimeout(() => writeOut(chunk), RETRY_MS);
         else afterWrite(); // stdout is gone: the chunk is dropped, the broker goes on.
         return;
       }

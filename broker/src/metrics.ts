@@ -9,7 +9,18 @@ import type { AddressInfo } from 'node:net';
 import type { BrokerEvent, ExchangeEvent, RequestOutcome, StoreOperation } from 'bioid-sdk/broker';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
-const OUTCOMES: RequestOutcome[] = ['token', 'preflight', 'origin-not-allowed', 'method', 'csrf', 'no-session', 'no-cookie', 'no-subject-token', 'exchange-failed', 'internal'];
+const OUTCOMES: RequestOutcome[] = [
+  'token',
+  'preflight',
+  'origin-not-allowed',
+  'method',
+  'csrf',
+  'no-session',
+  'no-cookie',
+  'no-subject-token',
+  'exchange-failed',
+  'internal',
+];
 const GRANTS: ExchangeEvent['grant'][] = ['client_credentials', 'token-exchange'];
 const RESULTS: ExchangeEvent['result'][] = ['ok', 'refused', 'failed'];
 const OPERATIONS: StoreOperation[] = ['get', 'set', 'delete', 'lock'];
@@ -57,7 +68,11 @@ export function brokerMetrics(): BrokerMetrics {
   // the children are looked up once, not per event.
   const byOutcome = new Map(OUTCOMES.map((outcome) => [outcome, requests.labels(outcome)]));
   const byExchange = new Map(
-    GRANTS.flatMap((grant) => RESULTS.map((result) => [`${grant} ${result}`, { count: exchanges.labels(grant, result), time: duration.labels(grant, result) }] as const)),
+    GRANTS.flatMap((grant) =>
+      RESULTS.map(
+        (result) => [`${grant} ${result}`, { count: exchanges.labels(grant, result), time: duration.labels(grant, result) }] as const,
+      ),
+    ),
   );
   const byOperation = new Map(OPERATIONS.map((operation) => [operation, storeErrors.labels(operation)]));
   for (const child of [...byOutcome.values(), ...byOperation.values()]) child.inc(0);

@@ -50,10 +50,16 @@ export async function connectTokenStore(
       : { url: settings.url, disableOfflineQueue: true },
   );
   let lastError = 'error';
-  const report = throttled((suppressed) => log({ event: 'store-connection-error', error: lastError, ...(suppressed ? { suppressed } : {}) }));
+  const report = throttled((suppressed) =>
+    log({ event: 'store-connection-error', error: lastError, ...(suppressed ? { suppressed } : {}) }),
+  );
   client.on('error', (error: unknown) => {
     // The code or class only: a message could hold the URL, and the URL a password.
-    lastError = (error as { code?: unknown })?.code ? String((error as { code: unknown }).code) : error instanceof Error ? error.name : 'error';
+    lastError = (error as { code?: unknown })?.code
+      ? String((error as { code: unknown }).code)
+      : error instanceof Error
+        ? error.name
+        : 'error';
     report();
   });
   let answered = false;
@@ -66,7 +72,10 @@ export async function connectTokenStore(
   const url = new URL(settings.url);
   const where = settings.socketPath ? `unix://${settings.socketPath}` : `${url.protocol}//${url.host}`;
   return {
-    store: tracedStore(redisTokenStore({ client, encryptionKey: settings.encryptionKey }), settings.socketPath ? {} : { address: url.hostname, port: Number(url.port || 6379) }),
+    store: tracedStore(
+      redisTokenStore({ client, encryptionKey: settings.encryptionKey }),
+      settings.socketPath ? {} : { address: url.hostname, port: Number(url.port || 6379) },
+    ),
     where,
     answered: () => answered,
     close: () => {

@@ -89,7 +89,10 @@ export async function serve({ env, write, loadRedis, logFd, gate: givenGate }: S
   const { log, flush, settle } = createLog(readLogLevel(read(SERVE_ENV.logLevel), SERVE_ENV.logLevel), write, logFd);
   const check = read(SERVE_ENV.sessionCheckUrl);
   if (!check) {
-    throw new BioIDError('config', `${where}: environment variable ${SERVE_ENV.sessionCheckUrl} is not set: the URL of your backend's session check (GET with the user's Cookie; it answers 204, or 200 with a JSON object, when signed in).`);
+    throw new BioIDError(
+      'config',
+      `${where}: environment variable ${SERVE_ENV.sessionCheckUrl} is not set: the URL of your backend's session check (GET with the user's Cookie; it answers 204, or 200 with a JSON object, when signed in).`,
+    );
   }
   // A query is allowed (`/wp-admin/admin-ajax.php?action=session_check`).
   const sessionCheckUrl = requireEndpointUrl(check, SERVE_ENV.sessionCheckUrl);
@@ -111,7 +114,9 @@ export async function serve({ env, write, loadRedis, logFd, gate: givenGate }: S
   if (storeSettings) connected = await connectTokenStore(storeSettings, (fields) => log.warn(fields), loadRedis);
   // Store failures are served around (fail-open); the log says so at most once a minute.
   let lastStoreError = '';
-  const storeErrorLine = throttled((suppressed) => log.warn({ event: 'store-error', failure: lastStoreError, ...(suppressed ? { suppressed } : {}) }));
+  const storeErrorLine = throttled((suppressed) =>
+    log.warn({ event: 'store-error', failure: lastStoreError, ...(suppressed ? { suppressed } : {}) }),
+  );
   const metrics = metricsPort === undefined ? undefined : brokerMetrics();
   const debug = log.isLevelEnabled('debug');
   // One way for data to flow: the handler's events feed the metrics and the log.
@@ -124,7 +129,13 @@ export async function serve({ env, write, loadRedis, logFd, gate: givenGate }: S
       storeErrorLine();
       if (debug) log.debug({ event: 'store-error', operation: event.operation, kind: event.kind });
     } else if (debug && event.type === 'exchange') {
-      log.debug({ event: 'exchange', grant: event.grant, result: event.result, ...(event.status === undefined ? {} : { status: event.status }), durationMs: Math.round(event.durationMs * 100) / 100 });
+      log.debug({
+        event: 'exchange',
+        grant: event.grant,
+        result: event.result,
+        ...(event.status === undefined ? {} : { status: event.status }),
+        durationMs: Math.round(event.durationMs * 100) / 100,
+      });
     }
   };
   let options: ReturnType<typeof brokerOptionsFromEnv>;
@@ -146,12 +157,14 @@ export async function serve({ env, write, loadRedis, logFd, gate: givenGate }: S
     connected?.close();
     throw error;
   }
-  gate = givenGate ?? forwardAuth({
-    sessionCheckUrl,
-    timeoutMs: options.timeoutMs ?? DEFAULT_BROKER_TIMEOUT_MS,
-    exchange,
-    log: logFailure,
-  });
+  gate =
+    givenGate ??
+    forwardAuth({
+      sessionCheckUrl,
+      timeoutMs: options.timeoutMs ?? DEFAULT_BROKER_TIMEOUT_MS,
+      exchange,
+      log: logFailure,
+    });
   // The sidecar's gate reads the Node request, so its Request is built only if something reads it.
   const broker = toNodeHandler(handler, { lazyRequest: true });
 
@@ -260,12 +273,16 @@ function requireEndpointUrl(value: string, name: string): string {
   try {
     url = new URL(value);
   } catch {
-    throw new BioIDError('config', `bioid-broker serve: environment variable ${name} is not an absolute URL; give the full http(s) address.`);
+    throw new BioIDError(
+      'config',
+      `bioid-broker serve: environment variable ${name} is not an absolute URL; give the full http(s) address.`,
+    );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new BioIDError('config', `bioid-broker serve: environment variable ${name} must be an http or https URL, not ${url.protocol}.`);
   }
-  if (url.username || url.password) throw new BioIDError('config', `bioid-broker serve: environment variable ${name} must not carry credentials in the URL.`);
+  if (url.username || url.password)
+    throw new BioIDError('config', `bioid-broker serve: environment variable ${name} must not carry credentials in the URL.`);
   return url.href;
 }
 
@@ -273,7 +290,10 @@ function readPort(value: string | undefined, name: string, fallback: number): nu
   if (value === undefined) return fallback;
   const port = Number(value);
   if (!/^\d+$/.test(value) || port > 65535) {
-    throw new BioIDError('config', `bioid-broker serve: environment variable ${name} must be a port number (0 to 65535; 0 picks a free one).`);
+    throw new BioIDError(
+      'config',
+      `bioid-broker serve: environment variable ${name} must be a port number (0 to 65535; 0 picks a free one).`,
+    );
   }
   return port;
 }

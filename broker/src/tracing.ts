@@ -77,7 +77,10 @@ export function tracedStore(store: TokenStore, where: { address?: string; port?:
     const command = COMMANDS[method];
     return tracer().startActiveSpan(
       command,
-      { kind: SpanKind.CLIENT, attributes: { 'db.system.name': 'redis', 'db.operation.name': command, 'bioid.broker.store.method': method, ...server } },
+      {
+        kind: SpanKind.CLIENT,
+        attributes: { 'db.system.name': 'redis', 'db.operation.name': command, 'bioid.broker.store.method': method, ...server },
+      },
       async (span: Span) => {
         try {
           return await call();

@@ -8,19 +8,30 @@
 (function () {
   'use strict';
 
-  function $(id) { return document.getElementById(id); }
+  function $(id) {
+    return document.getElementById(id);
+  }
 
   // --- subject id ---
   var subject = $('subject');
   function syncSubject() {
-    document.querySelectorAll('[data-subject]').forEach(function (el) { el.setAttribute('subject-id', subject.value.trim()); });
+    document.querySelectorAll('[data-subject]').forEach(function (el) {
+      el.setAttribute('subject-id', subject.value.trim());
+    });
   }
-  if (subject) { subject.addEventListener('input', syncSubject); syncSubject(); }
+  if (subject) {
+    subject.addEventListener('input', syncSubject);
+    syncSubject();
+  }
 
   // --- event log ---
   var log = $('event-log');
   function describe(detail) {
-    try { return JSON.stringify(detail); } catch (e) { return String(detail); }
+    try {
+      return JSON.stringify(detail);
+    } catch (e) {
+      return String(detail);
+    }
   }
   ['bio-start', 'bio-progress', 'bio-result', 'bio-error', 'bio-status'].forEach(function (type) {
     document.addEventListener(type, function (event) {
@@ -48,7 +59,9 @@
   if (!panel) return;
   var service = panel.getAttribute('data-local-service');
   var message = $('sim-message');
-  function say(text) { if (message) message.textContent = text; }
+  function say(text) {
+    if (message) message.textContent = text;
+  }
   function control(path, body) {
     return fetch(service + '/sim/' + path, {
       method: path === 'state' ? 'GET' : 'POST',
@@ -56,7 +69,7 @@
       body: path === 'state' ? undefined : JSON.stringify(body),
     }).then(function (r) {
       return r.json().then(function (json) {
-        if (!r.ok) throw new Error(json.message || ('HTTP ' + r.status));
+        if (!r.ok) throw new Error(json.message || 'HTTP ' + r.status);
         return json;
       });
     });
@@ -77,12 +90,23 @@
     panel.setAttribute('data-ready', '');
   }
   function report(promise, text) {
-    return promise.then(function (state) { show(state); if (text) say(text); }, function (error) { say('Simulator: ' + error.message); });
+    return promise.then(
+      function (state) {
+        show(state);
+        if (text) say(text);
+      },
+      function (error) {
+        say('Simulator: ' + error.message);
+      },
+    );
   }
   report(control('state'));
   $('sim-finger').addEventListener('change', function (e) {
     var value = e.target.value || null;
-    report(control('finger', { finger: value }), value ? 'Finger on the sensor: ' + e.target.selectedOptions[0].textContent : 'No finger on the sensor.');
+    report(
+      control('finger', { finger: value }),
+      value ? 'Finger on the sensor: ' + e.target.selectedOptions[0].textContent : 'No finger on the sensor.',
+    );
   });
   $('sim-device').addEventListener('change', function (e) {
     report(control('device', { connected: e.target.checked }), e.target.checked ? 'Reader plugged in.' : 'Reader unplugged.');
@@ -94,20 +118,33 @@
   // Test capture through the SDK: discovery via /status, then /test-capture on the local service.
   $('sim-test-capture').addEventListener('click', function () {
     var sdk = window.BioIDSDK;
-    if (!sdk) { say('The element bundle did not load.'); return; }
+    if (!sdk) {
+      say('The element bundle did not load.');
+      return;
+    }
     var reader = sdk.createFingerprintReader({
       middlewareUrl: document.querySelector('[middleware-url]').getAttribute('middleware-url'),
       localServiceUrl: service,
-      getToken: function () { return Promise.reject(new Error('a test capture needs no token')); },
+      getToken: function () {
+        return Promise.reject(new Error('a test capture needs no token'));
+      },
     });
     say('Capturing…');
-    reader.testCapture().then(function (result) {
-      $('sim-capture').hidden = false;
-      if (result.image) $('sim-capture-image').src = result.image;
-      $('sim-capture-quality').textContent = 'Quality ' + result.quality + ' on ' + result.deviceId;
-      say('Test capture done.');
-    }, function (error) {
-      say('Test capture failed: ' + error.message);
-    }).finally(function () { reader.close(); });
+    reader
+      .testCapture()
+      .then(
+        function (result) {
+          $('sim-capture').hidden = false;
+          if (result.image) $('sim-capture-image').src = result.image;
+          $('sim-capture-quality').textContent = 'Quality ' + result.quality + ' on ' + result.deviceId;
+          say('Test capture done.');
+        },
+        function (error) {
+          say('Test capture failed: ' + error.message);
+        },
+      )
+      .finally(function () {
+        reader.close();
+      });
   });
 })();

@@ -9,8 +9,10 @@ jQuery(function ($) {
   $(document).on('bio-result', 'bio-verify', function (event) {
     var result = event.originalEvent.detail.result;
     var verdict = result.match ? 'Match' : 'No match';
-    $('#jquery-verdict').text('jQuery saw bio-result from bio-verify: ' + verdict + ' for ' + result.subjectId + ' (score ' + result.score + ')')
-      .toggleClass('ok', result.match).toggleClass('bad', !result.match);
+    $('#jquery-verdict')
+      .text('jQuery saw bio-result from bio-verify: ' + verdict + ' for ' + result.subjectId + ' (score ' + result.score + ')')
+      .toggleClass('ok', result.match)
+      .toggleClass('bad', !result.match);
     row('verify', result.subjectId, verdict + ' (' + result.score + ')');
   });
   $(document).on('bio-result', 'bio-enroll', function (event) {
@@ -19,7 +21,11 @@ jQuery(function ($) {
   });
   $(document).on('bio-result', 'bio-search', function (event) {
     var candidates = event.originalEvent.detail.result.candidates;
-    row('search', candidates.length ? candidates[0].subjectId : '—', candidates.length ? candidates.length + ' candidate(s)' : 'No candidate');
+    row(
+      'search',
+      candidates.length ? candidates[0].subjectId : '—',
+      candidates.length ? candidates.length + ' candidate(s)' : 'No candidate',
+    );
   });
   $(document).on('bio-error', 'bio-enroll, bio-verify, bio-search', function (event) {
     var detail = event.originalEvent.detail;

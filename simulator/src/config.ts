@@ -30,13 +30,28 @@ export type SettingsTable = Record<string, Setting>;
 
 /** The operator's side: IdP, middleware, workstation with its local hardware service. */
 export const WORLD_SETTINGS = {
-  clientId: { env: 'BIOID_CLIENT_ID', flag: 'client-id', fallback: 'demo-integrator', help: 'integrator client at the IdP; also the integrator-id' },
+  clientId: {
+    env: 'BIOID_CLIENT_ID',
+    flag: 'client-id',
+    fallback: 'demo-integrator',
+    help: 'integrator client at the IdP; also the integrator-id',
+  },
   clientSecret: { env: 'BIOID_CLIENT_SECRET', flag: null, fallback: 'demo-secret', help: 'its client secret' },
   realm: { env: 'BIOID_REALM', flag: 'realm', fallback: 'bioid-demo', help: 'IdP realm (/realms/<realm>/protocol/openid-connect/token)' },
   idpPort: { env: 'BIOID_IDP_PORT', flag: 'idp-port', fallback: '18080', help: 'identity provider' },
   middlewarePort: { env: 'BIOID_MIDDLEWARE_PORT', flag: 'middleware-port', fallback: '18081', help: 'simulated middleware' },
-  localServicePort: { env: 'BIOID_LOCAL_SERVICE_PORT', flag: 'local-service-port', fallback: '18065', help: 'local hardware service (the SDK default is 18065)' },
-  captureDelayMs: { env: 'BIOID_CAPTURE_DELAY_MS', flag: 'capture-delay-ms', fallback: '600-1200', help: 'time a capture takes, "min-max" or "ms"' },
+  localServicePort: {
+    env: 'BIOID_LOCAL_SERVICE_PORT',
+    flag: 'local-service-port',
+    fallback: '18065',
+    help: 'local hardware service (the SDK default is 18065)',
+  },
+  captureDelayMs: {
+    env: 'BIOID_CAPTURE_DELAY_MS',
+    flag: 'capture-delay-ms',
+    fallback: '600-1200',
+    help: 'time a capture takes, "min-max" or "ms"',
+  },
 } as const satisfies SettingsTable;
 
 /** What `bioid-simulator` adds: the development token broker and the subjects enrolled at start. */
@@ -63,7 +78,11 @@ export function usage(table: SettingsTable): string {
 }
 
 /** Flags (`--name value` or `--name=value`) over environment variables over defaults. */
-export function readSettings<T extends SettingsTable>(table: T, argv: readonly string[], env: Record<string, string | undefined>): ReadSettings<Extract<keyof T, string>> {
+export function readSettings<T extends SettingsTable>(
+  table: T,
+  argv: readonly string[],
+  env: Record<string, string | undefined>,
+): ReadSettings<Extract<keyof T, string>> {
   type K = Extract<keyof T, string>;
   const flags = new Map<string, string>();
   let help = false;
@@ -124,7 +143,10 @@ export function delayOf(setting: Setting, raw: string): [number, number] {
 
 /** Subject ids as the middleware takes them: non-empty, no surrounding space, no duplicates. */
 export function subjectsOf(setting: Setting, raw: string): string[] {
-  const subjects = raw.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const subjects = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   for (const subject of subjects) {
     if (subject.length > 256 || /[\u0000-\u001f\u007f]/.test(subject)) {
       throw new Error(`${where(setting)}: "${subject.slice(0, 40)}" is not a subject id (at most 256 printable characters).`);

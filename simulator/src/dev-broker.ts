@@ -70,12 +70,14 @@ export function createDevBrokerApp(options: DevBrokerOptions) {
   });
 
   app.get('/', (_req, res) => {
-    res.type('text').send(
-      'bioid-simulator development token broker.\n' +
-        'GET /signin[?return_to=<your loopback page>]  sets the development session cookie\n' +
-        'GET /token  (X-CSRF: 1, with that cookie)   { access_token, expires_in, middleware_url }\n' +
-        'GET /signout                                ends the session\n',
-    );
+    res
+      .type('text')
+      .send(
+        'bioid-simulator development token broker.\n' +
+          'GET /signin[?return_to=<your loopback page>]  sets the development session cookie\n' +
+          'GET /token  (X-CSRF: 1, with that cookie)   { access_token, expires_in, middleware_url }\n' +
+          'GET /signout                                ends the session\n',
+      );
   });
 
   app.get('/signin', (req: Request, res: Response) => {
@@ -113,7 +115,11 @@ export function createDevBrokerApp(options: DevBrokerOptions) {
     if (req.method !== 'OPTIONS') return next();
     res.append('Vary', 'Access-Control-Request-Method, Access-Control-Request-Headers');
     res
-      .set({ 'Access-Control-Allow-Methods': 'GET', 'Access-Control-Allow-Headers': 'X-CSRF, Authorization', 'Access-Control-Max-Age': '600' })
+      .set({
+        'Access-Control-Allow-Methods': 'GET',
+        'Access-Control-Allow-Headers': 'X-CSRF, Authorization',
+        'Access-Control-Max-Age': '600',
+      })
       .status(204)
       .end();
   });

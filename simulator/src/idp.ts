@@ -74,7 +74,12 @@ export async function startIdp(options: StartIdpOptions): Promise<RunningIdp> {
   const integrator = await generateKeyPair('ES256');
   const integratorIssuer = `${baseUrl}/integrator-idp`;
   const signingKey = await generateKeyPair('RS256', { extractable: true });
-  const signingJwk = { ...(await exportJWK(signingKey.privateKey)), kid: `sig-${randomBytes(4).toString('hex')}`, use: 'sig', alg: 'RS256' };
+  const signingJwk = {
+    ...(await exportJWK(signingKey.privateKey)),
+    kid: `sig-${randomBytes(4).toString('hex')}`,
+    use: 'sig',
+    alg: 'RS256',
+  };
 
   const resourceServer = { scope: 'biometrics', accessTokenFormat: 'jwt' as const, audience, accessTokenTTL: ttl };
 

@@ -41,10 +41,13 @@ export function createLocalServiceApp(workstation: SimulatedWorkstation, allowed
     res.json(workstation.status());
   });
 
-  app.post('/test-capture', route(async (req, res) => {
-    const capture = await workstation.capture(req.body?.deviceId);
-    res.json({ deviceId: capture.deviceId, quality: capture.quality, image: fingerprintImage(capture.fingerId) });
-  }));
+  app.post(
+    '/test-capture',
+    route(async (req, res) => {
+      const capture = await workstation.capture(req.body?.deviceId);
+      res.json({ deviceId: capture.deviceId, quality: capture.quality, image: fingerprintImage(capture.fingerId) });
+    }),
+  );
 
   // --- simulator controls ---
   const state = () => ({
@@ -86,11 +89,14 @@ export function createLocalServiceApp(workstation: SimulatedWorkstation, allowed
   app.get('/link/state', (_req, res) => {
     res.json({ ...workstation.status(), live: true });
   });
-  app.post('/link/capture', route(async (req, res) => {
-    const capture = await workstation.capture(req.body?.deviceId);
-    if (!workstation.online) return sendError(res, 503, 'workstation_offline', WORKSTATION_OFFLINE_TEXT);
-    res.json({ deviceId: capture.deviceId, quality: capture.quality, template: capture.template });
-  }));
+  app.post(
+    '/link/capture',
+    route(async (req, res) => {
+      const capture = await workstation.capture(req.body?.deviceId);
+      if (!workstation.online) return sendError(res, 503, 'workstation_offline', WORKSTATION_OFFLINE_TEXT);
+      res.json({ deviceId: capture.deviceId, quality: capture.quality, template: capture.template });
+    }),
+  );
 
   app.use((_req, res) => sendError(res, 404, 'not_found', 'No such endpoint on the local hardware service.'));
   app.use(jsonErrors('The simulated local hardware service'));

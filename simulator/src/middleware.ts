@@ -126,7 +126,11 @@ export function createMiddlewareApp(options: MiddlewareOptions) {
     const json = (await reply.json().catch(() => ({}))) as Record<string, unknown>;
     if (reply.status === 503) throw new SimError(503, 'workstation_offline', WORKSTATION_OFFLINE_TEXT);
     if (!reply.ok) {
-      throw new SimError(reply.status, String(json.error ?? 'workstation_error'), String(json.message ?? `The workstation answered HTTP ${reply.status}.`));
+      throw new SimError(
+        reply.status,
+        String(json.error ?? 'workstation_error'),
+        String(json.message ?? `The workstation answered HTTP ${reply.status}.`),
+      );
     }
     return json;
   };
@@ -138,82 +142,98 @@ export function createMiddlewareApp(options: MiddlewareOptions) {
   };
 
   // Workstation liveness (optional call of the wire contract).
-  app.get('/orchestrator/workstations/:workstationId', route(async (req, res) => {
-    const workstationId = String(req.params.workstationId);
-    const url = workstationUrl(workstationId);
-    try {
-      const state = await linkCall(url, 'link/state');
-      res.json({ workstationId, live: true, devices: ((state.devices as Array<{ deviceId: string; connected: boolean }>) ?? []).map((d) => ({ deviceId: d.deviceId, connected: d.connected })) });
-    } catch (error) {
-      if (error instanceof SimError && error.status === 503) return void res.json({ workstationId, live: false, devices: [] });
-      throw error;
-    }
-  }));
-
-  app.post('/orchestrator/:operation', route(async (req, res) => {
-    const operation = String(req.params.operation) as Operation;
-    if (!['enroll', 'verify', 'search'].includes(operation)) {
-      return sendError(res, 404, 'not_found', `Unknown orchestrator operation "${operation}"; use enroll, verify or search.`);
-    }
-    const tenant = res.locals.tenant as string;
-    const integratorId = req.get('x-integrator-id');
-    if (!integratorId) return sendError(res, 400, 'missing_integrator_id', 'Orchestrator dispatch requires the X-Integrator-Id header.');
-    if (integratorId !== tenant) {
-      return sendError(res, 403, 'integrator_mismatch', 'X-Integrator-Id does not match the integrator the bearer token was issued to.');
-    }
-    const body = (req.body ?? {}) as Record<string, unknown>;
-    const field = (name: string, required: boolean): string | undefined => {
-      const value = body[name];
-      if (value === undefined && !required) return undefined;
-      if (typeof value !== 'string' || value.trim() === '') {
-        throw new SimError(400, 'bad_request', `${name} is ${required ? 'required and ' : ''}must be a non-empty string.`);
+  app.get(
+    '/orchestrator/workstations/:workstationId',
+    route(async (req, res) => {
+      const workstationId = String(req.params.workstationId);
+      const url = workstationUrl(workstationId);
+      try {
+        const state = await linkCall(url, 'link/state');
+        res.json({
+          workstationId,
+          live: true,
+          devices: ((state.devices as Array<{ deviceId: string; connected: boolean }>) ?? []).map((d) => ({
+            deviceId: d.deviceId,
+            connected: d.connected,
+          })),
+        });
+      } catch (error) {
+        if (error instanceof SimError && error.status === 503) return void res.json({ workstationId, live: false, devices: [] });
+        throw error;
       }
-      return value;
-    };
-    const workstationId = field('workstationId', true)!;
-    const deviceId = field('deviceId', true)!;
-    const subjectId = field('subjectId', operation !== 'search');
-    const agentId = field('agentId', false);
-    const subjects = tenantMap(enrollments, tenant);
-    if (operation === 'verify' && !subjects.get(subjectId!)?.length) {
-      return sendError(res, 404, 'subject_not_enrolled', `Subject "${subjectId}" has no enrolled fingerprint; enroll it first.`);
-    }
+    }),
+  );
 
-    const url = workstationUrl(workstationId);
-    const capture = await linkCall(url, 'link/capture', { deviceId });
-    const template = capture.template as number[];
-    const quality = capture.quality as number;
-    const createdAt = new Date().toISOString();
-
-    if (operation === 'enroll') {
-      const enrollmentId = `enr_${randomUUID()}`;
-      const records = subjects.get(subjectId!) ?? [];
-      records.push({ enrollmentId, createdAt, quality, template, ...(agentId ? { agentId } : {}) });
-      subjects.set(subjectId!, records);
-      return void res.json({ subjectId, enrollmentId, quality });
-    }
-    if (operation === 'verify') {
-      const score = Math.max(...subjects.get(subjectId!)!.map((r) => compareTemplates(r.template, template)));
-      const verification: Verification = {
-        verificationId: `ver_${randomUUID()}`,
-        subjectId: subjectId!,
-        match: score >= MATCH_THRESHOLD,
-        score,
-        createdAt,
-        workstationId,
-        deviceId,
-        ...(agentId ? { agentId } : {}),
+  app.post(
+    '/orchestrator/:operation',
+    route(async (req, res) => {
+      const operation = String(req.params.operation) as Operation;
+      if (!['enroll', 'verify', 'search'].includes(operation)) {
+        return sendError(res, 404, 'not_found', `Unknown orchestrator operation "${operation}"; use enroll, verify or search.`);
+      }
+      const tenant = res.locals.tenant as string;
+      const integratorId = req.get('x-integrator-id');
+      if (!integratorId) return sendError(res, 400, 'missing_integrator_id', 'Orchestrator dispatch requires the X-Integrator-Id header.');
+      if (integratorId !== tenant) {
+        return sendError(res, 403, 'integrator_mismatch', 'X-Integrator-Id does not match the integrator the bearer token was issued to.');
+      }
+      const body = (req.body ?? {}) as Record<string, unknown>;
+      const field = (name: string, required: boolean): string | undefined => {
+        const value = body[name];
+        if (value === undefined && !required) return undefined;
+        if (typeof value !== 'string' || value.trim() === '') {
+          throw new SimError(400, 'bad_request', `${name} is ${required ? 'required and ' : ''}must be a non-empty string.`);
+        }
+        return value;
       };
-      tenantMap(verifications, tenant).set(verification.verificationId, verification);
-      return void res.json({ subjectId, match: verification.match, score, verificationId: verification.verificationId });
-    }
-    const candidates = [...subjects.entries()]
-      .map(([candidate, records]) => ({ subjectId: candidate, score: Math.max(...records.map((r) => compareTemplates(r.template, template))) }))
-      .filter((c) => c.score >= MATCH_THRESHOLD)
-      .sort((a, b) => b.score - a.score)
-      .slice(0, 5);
-    res.json({ candidates, searchId: `sea_${randomUUID()}` });
-  }));
+      const workstationId = field('workstationId', true)!;
+      const deviceId = field('deviceId', true)!;
+      const subjectId = field('subjectId', operation !== 'search');
+      const agentId = field('agentId', false);
+      const subjects = tenantMap(enrollments, tenant);
+      if (operation === 'verify' && !subjects.get(subjectId!)?.length) {
+        return sendError(res, 404, 'subject_not_enrolled', `Subject "${subjectId}" has no enrolled fingerprint; enroll it first.`);
+      }
+
+      const url = workstationUrl(workstationId);
+      const capture = await linkCall(url, 'link/capture', { deviceId });
+      const template = capture.template as number[];
+      const quality = capture.quality as number;
+      const createdAt = new Date().toISOString();
+
+      if (operation === 'enroll') {
+        const enrollmentId = `enr_${randomUUID()}`;
+        const records = subjects.get(subjectId!) ?? [];
+        records.push({ enrollmentId, createdAt, quality, template, ...(agentId ? { agentId } : {}) });
+        subjects.set(subjectId!, records);
+        return void res.json({ subjectId, enrollmentId, quality });
+      }
+      if (operation === 'verify') {
+        const score = Math.max(...subjects.get(subjectId!)!.map((r) => compareTemplates(r.template, template)));
+        const verification: Verification = {
+          verificationId: `ver_${randomUUID()}`,
+          subjectId: subjectId!,
+          match: score >= MATCH_THRESHOLD,
+          score,
+          createdAt,
+          workstationId,
+          deviceId,
+          ...(agentId ? { agentId } : {}),
+        };
+        tenantMap(verifications, tenant).set(verification.verificationId, verification);
+        return void res.json({ subjectId, match: verification.match, score, verificationId: verification.verificationId });
+      }
+      const candidates = [...subjects.entries()]
+        .map(([candidate, records]) => ({
+          subjectId: candidate,
+          score: Math.max(...records.map((r) => compareTemplates(r.template, template))),
+        }))
+        .filter((c) => c.score >= MATCH_THRESHOLD)
+        .sort((a, b) => b.score - a.score)
+        .slice(0, 5);
+      res.json({ candidates, searchId: `sea_${randomUUID()}` });
+    }),
+  );
 
   app.get('/biometrics/:subjectId', (req: Request, res: Response) => {
     const subjectId = String(req.params.subjectId);

@@ -72,7 +72,11 @@ export class SimulatedWorkstation {
   /** Puts a finger on the sensor (`null` lifts it). */
   setFinger(fingerId: string | null): void {
     if (fingerId !== null && !findFinger(fingerId)) {
-      throw new SimError(400, 'unknown_finger', `Unknown finger "${fingerId}"; choose one of ${FINGERS.map((f) => f.id).join(', ')} or null.`);
+      throw new SimError(
+        400,
+        'unknown_finger',
+        `Unknown finger "${fingerId}"; choose one of ${FINGERS.map((f) => f.id).join(', ')} or null.`,
+      );
     }
     this.fingerId = fingerId;
   }
@@ -97,7 +101,11 @@ export class SimulatedWorkstation {
     if (!device.connected) throw disconnected(device.deviceId, this.workstationId);
     const finger = this.finger;
     if (!finger) {
-      throw new SimError(422, 'no_finger', `No finger was placed on reader ${device.deviceId}; choose a finger in the simulator controls and try again.`);
+      throw new SimError(
+        422,
+        'no_finger',
+        `No finger was placed on reader ${device.deviceId}; choose a finger in the simulator controls and try again.`,
+      );
     }
     this.captures += 1;
     return {
@@ -114,7 +122,11 @@ export class SimulatedWorkstation {
     }
     const device = this.devices.find((d) => d.deviceId === deviceId);
     if (!device) {
-      throw new SimError(422, 'unknown_device', `Device "${deviceId}" is not attached to workstation ${this.workstationId}; known devices: ${this.devices.map((d) => d.deviceId).join(', ')}.`);
+      throw new SimError(
+        422,
+        'unknown_device',
+        `Device "${deviceId}" is not attached to workstation ${this.workstationId}; known devices: ${this.devices.map((d) => d.deviceId).join(', ')}.`,
+      );
     }
     if (!device.connected) throw disconnected(device.deviceId, this.workstationId);
     return device;
@@ -122,16 +134,24 @@ export class SimulatedWorkstation {
 }
 
 function disconnected(deviceId: string, workstationId: string): SimError {
-  return new SimError(409, 'device_disconnected', `Reader ${deviceId} on workstation ${workstationId} is unplugged; plug it in and try again.`);
+  return new SimError(
+    409,
+    'device_disconnected',
+    `Reader ${deviceId} on workstation ${workstationId} is unplugged; plug it in and try again.`,
+  );
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    }, { once: true });
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
   });
 }

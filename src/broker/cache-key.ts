@@ -10,5 +10,13 @@ export type Grant = 'client_credentials' | 'token-exchange';
 export function tokenCacheKey(endpoint: string, client: IdpClient, grant: Grant, subjectTokenHash?: string): string {
   // The token endpoint carries the issuer and the realm. The secret is left out: a rotated secret issues
   // the same kind of token. A JSON array keeps fields apart whatever characters they hold.
-  return JSON.stringify(['bioid-broker-token/1', endpoint, client.clientId, client.audience ?? DEFAULT_AUDIENCE, client.scope ?? '', grant, subjectTokenHash ?? '']);
+  return JSON.stringify([
+    'bioid-broker-token/1',
+    endpoint,
+    client.clientId,
+    client.audience ?? DEFAULT_AUDIENCE,
+    client.scope ?? '',
+    grant,
+    subjectTokenHash ?? '',
+  ]);
 }

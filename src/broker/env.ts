@@ -53,7 +53,8 @@ export function brokerOptionsFromEnv(env: EnvLike | undefined, overrides: Broker
     return value;
   };
 
-  const issuerUrl = overrides.issuerUrl ?? required(BROKER_ENV.issuerUrl, 'the identity provider\'s base address, for example https://idp.example.com');
+  const issuerUrl =
+    overrides.issuerUrl ?? required(BROKER_ENV.issuerUrl, "the identity provider's base address, for example https://idp.example.com");
   const realmInUrl = realmOf(issuerUrl) !== undefined;
   const options: TokenBrokerOptions = {
     issuerUrl,
@@ -61,13 +62,22 @@ export function brokerOptionsFromEnv(env: EnvLike | undefined, overrides: Broker
     clientSecret: overrides.clientSecret ?? required(BROKER_ENV.clientSecret, 'the client secret of your machine identity'),
     authorize: overrides.authorize,
   };
-  const realm = overrides.realm ?? (realmInUrl ? read(BROKER_ENV.realm) : required(BROKER_ENV.realm, 'the realm of your identity provider (the <realm> in /realms/<realm>/protocol/openid-connect/token)'));
+  const realm =
+    overrides.realm ??
+    (realmInUrl
+      ? read(BROKER_ENV.realm)
+      : required(BROKER_ENV.realm, 'the realm of your identity provider (the <realm> in /realms/<realm>/protocol/openid-connect/token)'));
   if (realm !== undefined) options.realm = realm;
   const audience = overrides.audience ?? read(BROKER_ENV.audience);
   if (audience !== undefined) options.audience = audience;
   const scope = overrides.scope ?? read(BROKER_ENV.scope);
   if (scope !== undefined) options.scope = scope;
-  const origins = overrides.allowedOrigins ?? read(BROKER_ENV.allowedOrigins)?.split(',').map((o) => o.trim()).filter(Boolean);
+  const origins =
+    overrides.allowedOrigins ??
+    read(BROKER_ENV.allowedOrigins)
+      ?.split(',')
+      .map((o) => o.trim())
+      .filter(Boolean);
   if (origins !== undefined) options.allowedOrigins = origins;
   const timeoutMs = overrides.timeoutMs ?? readNumber(read(BROKER_ENV.timeoutMs), BROKER_ENV.timeoutMs);
   if (timeoutMs !== undefined) options.timeoutMs = timeoutMs;

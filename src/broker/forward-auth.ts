@@ -101,7 +101,12 @@ export function forwardAuth(options: ForwardAuthOptions): ForwardAuthGate {
  */
 export function notSignedInAnswer(status: number, contentType: string | null, json: unknown): string | undefined {
   if (status === 204) return undefined;
-  const type = (contentType ?? '').split(';')[0].trim().toLowerCase().replace(/[^a-z0-9.+/-]/g, '').slice(0, 60);
+  const type = (contentType ?? '')
+    .split(';')[0]
+    .trim()
+    .toLowerCase()
+    .replace(/[^a-z0-9.+/-]/g, '')
+    .slice(0, 60);
   if (status !== 200) return `HTTP ${status}`;
   if (/html/.test(type)) return `HTTP 200 with an HTML page (${type})`;
   if (!/^application\/([a-z0-9.-]+\+)?json$/.test(type)) return `HTTP 200 with ${type ? `Content-Type ${type}` : 'no Content-Type'}`;

@@ -55,10 +55,11 @@ const MESSAGES = {
   csrf: 'Missing anti-CSRF header: send X-CSRF: 1.',
   'no-session': 'Sign in to obtain a token.',
   'no-cookie':
-    'No session cookie arrived: the browser does not send cookies to a token broker on another site (SameSite, third-party cookie blocking). Host the token broker on the page\'s site.',
+    "No session cookie arrived: the browser does not send cookies to a token broker on another site (SameSite, third-party cookie blocking). Host the token broker on the page's site.",
   'no-subject-token': 'No end-user token to exchange: sign in again.',
   exchangeFailed: 'The identity provider did not issue a token. Try again later.',
-  userExchangeFailed: 'The identity provider did not exchange the end user\'s token (it may have expired or not be trusted). Sign in again, or try later.',
+  userExchangeFailed:
+    "The identity provider did not exchange the end user's token (it may have expired or not be trusted). Sign in again, or try later.",
   internal: 'The token broker failed. Try again later.',
 } as const;
 
@@ -127,14 +128,20 @@ export function createBrokerCore(options: TokenBrokerOptions): BrokerCore {
   let lastTokenBody: { accessToken: string; expiresIn: number; text: string } | undefined;
   const tokenAnswer = (accessToken: string, expiresIn: number, origin: string | null): BrokerAnswer => {
     const last = lastTokenBody;
-    if (last && last.accessToken === accessToken && last.expiresIn === expiresIn) return { status: 200, headers: headersFor(origin), body: last.text };
+    if (last && last.accessToken === accessToken && last.expiresIn === expiresIn)
+      return { status: 200, headers: headersFor(origin), body: last.text };
     const body = { access_token: accessToken, expires_in: expiresIn };
     const text = JSON.stringify(config.middlewareUrl ? { ...body, middleware_url: config.middlewareUrl } : body);
     if (shared) lastTokenBody = { accessToken, expiresIn, text };
     return { status: 200, headers: headersFor(origin), body: text };
   };
   /** A 401 or 403 with its reason in the body (rules 3, 4, 5, 12). */
-  const refusal = (status: 401 | 403, reason: 'csrf' | 'no-session' | 'no-cookie' | 'no-subject-token', input: BrokerInput, origin: string | null) => {
+  const refusal = (
+    status: 401 | 403,
+    reason: 'csrf' | 'no-session' | 'no-cookie' | 'no-subject-token',
+    input: BrokerInput,
+    origin: string | null,
+  ) => {
     refuse(reason, status, input, origin);
     return json(status, { error: MESSAGES[reason], reason }, origin);
   };
@@ -159,7 +166,12 @@ export function createBrokerCore(options: TokenBrokerOptions): BrokerCore {
       return issued;
     } catch (error) {
       const status = error instanceof BioIDError ? error.status : undefined;
-      report(error instanceof BioIDError && error.code === 'auth' && status !== undefined && status >= 400 && status < 500 ? 'refused' : 'failed', status);
+      report(
+        error instanceof BioIDError && error.code === 'auth' && status !== undefined && status >= 400 && status < 500
+          ? 'refused'
+          : 'failed',
+        status,
+      );
       throw error;
     }
   };
@@ -253,7 +265,9 @@ export function createBrokerCore(options: TokenBrokerOptions): BrokerCore {
     try {
       issued = await issue(request, context, input, origin);
     } catch (error) {
-      log(`${exchange ? 'token exchange (RFC 8693)' : 'client_credentials exchange'} with ${endpoint} failed: ${describeExchangeError(error)}; answered 502.`);
+      log(
+        `${exchange ? 'token exchange (RFC 8693)' : 'client_credentials exchange'} with ${endpoint} failed: ${describeExchangeError(error)}; answered 502.`,
+      );
       // Rule 10 (spec 4.1): exactly { error }, a generic text.
       return json(502, { error: exchange ? MESSAGES.userExchangeFailed : MESSAGES.exchangeFailed }, origin);
     }
@@ -267,7 +281,10 @@ export function createBrokerCore(options: TokenBrokerOptions): BrokerCore {
   return async (input, context) => {
     const started = performance.now();
     const answer = await tokenBroker(input, context);
-    emit({ type: 'request', outcome: outcomeOf(input.method, answer), status: answer.status, durationMs: performance.now() - started }, context);
+    emit(
+      { type: 'request', outcome: outcomeOf(input.method, answer), status: answer.status, durationMs: performance.now() - started },
+      context,
+    );
     return answer;
   };
 }

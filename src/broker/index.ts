@@ -7,7 +7,15 @@ export { createTokenBroker, type TokenBrokerHandler } from './handler.js';
 export { expressTokenBroker, toNodeHandler, type NodeHandlerOptions, type NodeTokenBrokerHandler } from './node.js';
 export { forwardAuth, type ForwardAuthGate, type ForwardAuthOptions } from './forward-auth.js';
 export type { BrokerRefusal, RefusalReason } from './refusal.js';
-export type { BrokerEvent, BrokerEventListener, ExchangeEvent, RequestEvent, RequestOutcome, StoreErrorEvent, StoreOperation } from './events.js';
+export type {
+  BrokerEvent,
+  BrokerEventListener,
+  ExchangeEvent,
+  RequestEvent,
+  RequestOutcome,
+  StoreErrorEvent,
+  StoreOperation,
+} from './events.js';
 export { memoryTokenStore, type TokenStore } from './store.js';
 export { DEFAULT_STORE_PREFIX, redisTokenStore, type RedisClientLike, type RedisTokenStoreOptions } from './redis-store.js';
 export { BROKER_ENV, brokerOptionsFromEnv, type BrokerOverrides, type EnvLike } from './env.js';

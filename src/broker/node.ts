@@ -18,11 +18,7 @@ const INTERNAL_ERROR = JSON.stringify({ error: 'The token broker failed. Try aga
 const JSON_NO_STORE = { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' };
 
 /** `(req, res, next?)`, as Express and Connect call a middleware. */
-export type NodeTokenBrokerHandler = (
-  req: IncomingMessage,
-  res: ServerResponse,
-  next?: (error?: unknown) => void,
-) => Promise<void>;
+export type NodeTokenBrokerHandler = (req: IncomingMessage, res: ServerResponse, next?: (error?: unknown) => void) => Promise<void>;
 
 export interface NodeHandlerOptions {
   /**

@@ -142,7 +142,9 @@ const OPTIONS = {
   store: (value: unknown) => {
     if (value === undefined) return undefined;
     if (!isTokenStore(value)) {
-      throw configError('store must be a TokenStore (get, set, delete, setIfAbsent, compareAndDelete), for example redisTokenStore({ client, encryptionKey }).');
+      throw configError(
+        'store must be a TokenStore (get, set, delete, setIfAbsent, compareAndDelete), for example redisTokenStore({ client, encryptionKey }).',
+      );
     }
     return value;
   },
@@ -163,7 +165,9 @@ export function resolveBrokerOptions(options: TokenBrokerOptions): ResolvedBroke
   // but said once at start-up.
   for (const origin of o.allowedOrigins) {
     if (origin.startsWith('http:') && !isLoopback(new URL(origin).hostname)) {
-      o.logger(`${WHERE}: allowedOrigins has ${origin}, a plain-http origin: tokens and session cookies cross the network unencrypted. Serve it over https.`);
+      o.logger(
+        `${WHERE}: allowedOrigins has ${origin}, a plain-http origin: tokens and session cookies cross the network unencrypted. Serve it over https.`,
+      );
     }
   }
   return {
@@ -188,7 +192,9 @@ function readTokenExchange(value: unknown): Required<TokenExchangeOptions> | und
   if (value === undefined) return undefined;
   const t = readOptions(value, EXCHANGE_OPTIONS, `${WHERE}: tokenExchange`, `${WHERE}: tokenExchange.`);
   if (typeof t.subjectToken !== 'function') {
-    throw configError('tokenExchange.subjectToken is required: a function (request, context) returning the end user\'s access token from your identity provider.');
+    throw configError(
+      "tokenExchange.subjectToken is required: a function (request, context) returning the end user's access token from your identity provider.",
+    );
   }
   const max = t.maxCachedUsers ?? DEFAULT_MAX_CACHED_USERS;
   if (typeof max !== 'number' || !Number.isInteger(max) || max < 1) {
@@ -211,13 +217,17 @@ function readOrigins(value: unknown): ReadonlySet<string> {
     if (typeof entry !== 'string') throw configError('allowedOrigins entries must be strings such as "https://app.example.com".');
     // A browser sends one exact origin; a pattern such as https://*.example.com would match none of them.
     if (entry.includes('*')) {
-      throw configError(`allowedOrigins entry "${entry.slice(0, 100)}" is a pattern; list each exact origin (for example "https://shop.example.com").`);
+      throw configError(
+        `allowedOrigins entry "${entry.slice(0, 100)}" is a pattern; list each exact origin (for example "https://shop.example.com").`,
+      );
     }
     let url: URL;
     try {
       url = new URL(entry);
     } catch {
-      throw configError(`allowedOrigins entry "${entry.slice(0, 100)}" is not an origin; write it as scheme://host[:port], for example "https://app.example.com".`);
+      throw configError(
+        `allowedOrigins entry "${entry.slice(0, 100)}" is not an origin; write it as scheme://host[:port], for example "https://app.example.com".`,
+      );
     }
     if (url.protocol !== 'https:' && url.protocol !== 'http:') {
       throw configError(`allowedOrigins entry "${entry.slice(0, 100)}" must be an http(s) origin.`);

@@ -35,9 +35,14 @@ const WHERE = 'redisTokenStore';
 const COMPARE_AND_DELETE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
 
 export function redisTokenStore(options: RedisTokenStoreOptions): TokenStore {
-  if (typeof options !== 'object' || options === null) throw new BioIDError('config', `${WHERE}: options { client, encryptionKey } are required.`);
+  if (typeof options !== 'object' || options === null)
+    throw new BioIDError('config', `${WHERE}: options { client, encryptionKey } are required.`);
   const { client } = options;
-  if (typeof client !== 'object' || client === null || !(['get', 'set', 'del', 'eval'] as const).every((m) => typeof client[m] === 'function')) {
+  if (
+    typeof client !== 'object' ||
+    client === null ||
+    !(['get', 'set', 'del', 'eval'] as const).every((m) => typeof client[m] === 'function')
+  ) {
     throw new BioIDError('config', `${WHERE}: client must be a node-redis 5 client (createClient() of the redis package).`);
   }
   const cipher = new StoreCipher(readEncryptionKeys(options.encryptionKey, 'encryptionKey', WHERE));

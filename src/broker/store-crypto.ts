@@ -43,7 +43,12 @@ function decodeBase64(text: string): Uint8Array<ArrayBuffer> | undefined {
   const body = text.replace(/={1,2}$/, '');
   if (!/^[A-Za-z0-9+/_-]*$/.test(body) || body.length % 4 === 1) return undefined;
   try {
-    const binary = atob(body.replace(/-/g, '+').replace(/_/g, '/').padEnd(Math.ceil(body.length / 4) * 4, '='));
+    const binary = atob(
+      body
+        .replace(/-/g, '+')
+        .replace(/_/g, '/')
+        .padEnd(Math.ceil(body.length / 4) * 4, '='),
+    );
     return Uint8Array.from(binary, (c) => c.charCodeAt(0));
   } catch {
     return undefined;
@@ -79,7 +84,9 @@ export class StoreCipher {
   async seal(name: string, plaintext: string): Promise<string> {
     const key = (await this.pairs)[0].values;
     const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
-    const sealed = new Uint8Array(await crypto.subtle.encrypt({ name: 'AES-GCM', iv, additionalData: encoder.encode(name) }, key, encoder.encode(plaintext)));
+    const sealed = new Uint8Array(
+      await crypto.subtle.encrypt({ name: 'AES-GCM', iv, additionalData: encoder.encode(name) }, key, encoder.encode(plaintext)),
+    );
     const out = new Uint8Array(IV_BYTES + sealed.length);
     out.set(iv);
     out.set(sealed, IV_BYTES);
@@ -106,7 +113,12 @@ export class StoreCipher {
 
 async function derive(raw: Uint8Array<ArrayBuffer>): Promise<KeyPair> {
   const base = await crypto.subtle.importKey('raw', raw, 'HKDF', false, ['deriveKey']);
-  const hkdf = (info: string) => ({ name: 'HKDF', hash: 'SHA-256', salt: new Uint8Array(0), info: encoder.encode(`bioid broker token store: ${info}`) });
+  const hkdf = (info: string) => ({
+    name: 'HKDF',
+    hash: 'SHA-256',
+    salt: new Uint8Array(0),
+    info: encoder.encode(`bioid broker token store: ${info}`),
+  });
   const [names, values] = await Promise.all([
     crypto.subtle.deriveKey(hkdf('key names'), base, { name: 'HMAC', hash: 'SHA-256', length: 256 }, false, ['sign']),
     crypto.subtle.deriveKey(hkdf('values'), base, { name: 'AES-GCM', length: 256 }, false, ['encrypt', 'decrypt']),

@@ -31,16 +31,22 @@ export function tokenStoreFromEnv(env: Env, where = 'brokerOptionsFromEnv'): Tok
   if (url === undefined && key === undefined) return undefined;
   const error = (message: string) => new BioIDError('config', `${where}: ${message}`);
   if (key === undefined) {
-    throw error(`${STORE_ENV.url} is set but ${STORE_ENV.key} is not: the shared token store needs a key to encrypt what it stores; ${KEY_HINT} and set it in ${STORE_ENV.key} on every instance.`);
+    throw error(
+      `${STORE_ENV.url} is set but ${STORE_ENV.key} is not: the shared token store needs a key to encrypt what it stores; ${KEY_HINT} and set it in ${STORE_ENV.key} on every instance.`,
+    );
   }
   if (url === undefined) {
-    throw error(`${STORE_ENV.key} is set but ${STORE_ENV.url} is not: set ${STORE_ENV.url} to your Redis or Valkey (redis://host:6379, rediss://host:6380 or unix:///path/to/redis.sock), or unset ${STORE_ENV.key}.`);
+    throw error(
+      `${STORE_ENV.key} is set but ${STORE_ENV.url} is not: set ${STORE_ENV.url} to your Redis or Valkey (redis://host:6379, rediss://host:6380 or unix:///path/to/redis.sock), or unset ${STORE_ENV.key}.`,
+    );
   }
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    throw error(`environment variable ${STORE_ENV.url} is not a URL: write redis://host:6379, rediss://host:6380 or unix:///path/to/redis.sock.`);
+    throw error(
+      `environment variable ${STORE_ENV.url} is not a URL: write redis://host:6379, rediss://host:6380 or unix:///path/to/redis.sock.`,
+    );
   }
   if (!['redis:', 'rediss:', 'unix:'].includes(parsed.protocol)) {
     throw error(`environment variable ${STORE_ENV.url} must start with redis://, rediss:// or unix://.`);

@@ -163,7 +163,12 @@ function userOf(accessToken: string): string | undefined {
  * next token has another hash, so each token causes at most one exchange, and concurrent requests share
  * it (single flight). Any other value, or none, changes nothing.
  */
-export async function unlessRefused(cache: TokenCache, token: string, refused: string | null | undefined, forget?: () => unknown): Promise<string> {
+export async function unlessRefused(
+  cache: TokenCache,
+  token: string,
+  refused: string | null | undefined,
+  forget?: () => unknown,
+): Promise<string> {
   if (!refused || refused !== (await hashToken(token))) return token;
   // A shared store drops it first, or the refresh would be answered with the refused token again.
   await forget?.();

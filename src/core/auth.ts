@@ -42,10 +42,7 @@ function within<T>(promise: Promise<T>, timeoutMs: number, what: string): Promis
  * become `ReaderAuthError` (spec 7), its wrong answers a `ReaderAuthError` that says what was wrong,
  * and a function that never settles is cut off after `timeoutMs`.
  */
-export function tokenProviderSource(
-  getToken: string | (() => string | Promise<string>),
-  timeoutMs: number,
-): TokenSource {
+export function tokenProviderSource(getToken: string | (() => string | Promise<string>), timeoutMs: number): TokenSource {
   const obtain = async () => ({ accessToken: await callGetToken(getToken, timeoutMs) });
   return cachedTokenSource(new TokenCache(obtain));
 }
@@ -79,10 +76,7 @@ export function cachedTokenSource(cache: TokenCache): TokenSource {
   };
 }
 
-async function callGetToken(
-  getToken: string | (() => string | Promise<string>),
-  timeoutMs: number,
-): Promise<string> {
+async function callGetToken(getToken: string | (() => string | Promise<string>), timeoutMs: number): Promise<string> {
   let value: unknown;
   if (typeof getToken === 'string') {
     value = getToken;
@@ -113,7 +107,7 @@ function checkToken(value: unknown): string {
   }
   const hint =
     value && typeof value === 'object' && 'access_token' in value
-      ? ' It looks like the broker\'s JSON response: return its access_token field.'
+      ? " It looks like the broker's JSON response: return its access_token field."
       : '';
   throw new ReaderAuthError(
     `getToken must resolve to the middleware access token as a string; it resolved to ${value === null ? 'null' : typeof value}.${hint}`,

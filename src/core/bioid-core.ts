@@ -90,7 +90,10 @@ export class BioIDCore {
       const auth = readOptions(value, TOKEN_PROVIDER_OPTIONS, 'auth (tokenProvider)');
       if (isTokenSource(auth.getToken)) return boundedSource(auth.getToken, this.timeoutMs);
       if (typeof auth.getToken !== 'function') {
-        throw new BioIDError('config', 'auth.getToken is required: a function resolving to a middleware access token from your token broker, or brokerTokenSource(url).');
+        throw new BioIDError(
+          'config',
+          'auth.getToken is required: a function resolving to a middleware access token from your token broker, or brokerTokenSource(url).',
+        );
       }
       return tokenProviderSource(auth.getToken as () => Promise<string>, this.timeoutMs);
     }

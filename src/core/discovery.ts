@@ -41,7 +41,7 @@ const PEER = 'the local hardware service';
 export const MAX_CAPTURE_BYTES = 8 << 20;
 
 export const unreachableAdvice =
-  'Start the companion application on this workstation, allow the browser\'s local network access prompt if one appeared, or pin workstationId and deviceId.';
+  "Start the companion application on this workstation, allow the browser's local network access prompt if one appeared, or pin workstationId and deviceId.";
 
 /**
  * The browser's permission for this page to reach the local service (Chromium's Local Network Access:
@@ -85,15 +85,25 @@ export function pickTarget(status: LocalStatus, localServiceUrl: string): { work
     );
   }
   if (!isId(device.deviceId)) {
-    throw new BioIDError('local-service', `The local hardware service at ${localServiceUrl}/status named a device whose deviceId is not ${ID_RULE}.`, {
-      retryable: false,
-    });
+    throw new BioIDError(
+      'local-service',
+      `The local hardware service at ${localServiceUrl}/status named a device whose deviceId is not ${ID_RULE}.`,
+      {
+        retryable: false,
+      },
+    );
   }
   return { workstationId: status.workstationId, deviceId: device.deviceId };
 }
 
 export async function testCapture(ctx: LocalServiceContext, deviceId: string, signal?: AbortSignal): Promise<TestCaptureResult> {
-  const reply = await callLocalService(ctx, { path: 'test-capture', method: 'POST', body: { deviceId }, signal, maxBytes: MAX_CAPTURE_BYTES });
+  const reply = await callLocalService(ctx, {
+    path: 'test-capture',
+    method: 'POST',
+    body: { deviceId },
+    signal,
+    maxBytes: MAX_CAPTURE_BYTES,
+  });
   const body = reply.json as Record<string, unknown> | undefined;
   if (!isJsonObject(body)) throw malformed(reply, 'expected a JSON object');
   // The image is shown on the page: only an image data URL is taken.
@@ -125,9 +135,13 @@ async function callLocalService(
     throw error;
   }
   if (!reply.ok) {
-    throw new BioIDError('local-service', sentence(`The local hardware service at ${url} answered HTTP ${reply.status}: ${describeReply(reply)}`), {
-      status: reply.status,
-    });
+    throw new BioIDError(
+      'local-service',
+      sentence(`The local hardware service at ${url} answered HTTP ${reply.status}: ${describeReply(reply)}`),
+      {
+        status: reply.status,
+      },
+    );
   }
   return reply;
 }

@@ -71,9 +71,7 @@ export class BioIDError extends Error {
     this.name = 'BioIDError';
     this.code = code;
     if (options.status !== undefined) this.status = options.status;
-    this.retryable =
-      options.retryable ??
-      (RETRYABLE_BY_DEFAULT.has(code) || (options.status !== undefined && options.status >= 500));
+    this.retryable = options.retryable ?? (RETRYABLE_BY_DEFAULT.has(code) || (options.status !== undefined && options.status >= 500));
   }
 }
 
@@ -144,10 +142,10 @@ export function scrubServerText(text: string, maxLength = 200, secrets: Secrets 
   // that would match ordinary words.
   for (const secret of secrets) if (secret && secret.length >= 8) text = text.split(secret).join('[redacted]');
   // Only the head can be shown; what reaches a pattern is bounded, whatever the server sent.
-  let out = text.slice(0, maxLength * 8).replace(/\s+/g, ' ').trim();
-  out = out
-    .replace(TOKEN_LIKE[0], '[redacted]')
-    .replace(TOKEN_LIKE[1], '$1[redacted]')
-    .replace(TOKEN_LIKE[2], '$1$2[redacted]');
+  let out = text
+    .slice(0, maxLength * 8)
+    .replace(/\s+/g, ' ')
+    .trim();
+  out = out.replace(TOKEN_LIKE[0], '[redacted]').replace(TOKEN_LIKE[1], '$1[redacted]').replace(TOKEN_LIKE[2], '$1$2[redacted]');
   return out.length > maxLength ? `${out.slice(0, maxLength - 1)}…` : out;
 }

@@ -35,17 +35,14 @@ export function tokenEndpoint(issuerUrl: string, realm?: string): string {
   const named = realmOf(issuerUrl);
   if (named) {
     if (realm !== undefined && realm !== named.realm) {
-      throw new BioIDError(
-        'config',
-        `auth.realm "${realm}" contradicts the realm "${named.realm}" in auth.issuerUrl; give one of them.`,
-      );
+      throw new BioIDError('config', `auth.realm "${realm}" contradicts the realm "${named.realm}" in auth.issuerUrl; give one of them.`);
     }
     return joinPath(named.root, `realms/${encodeURIComponent(named.realm)}/protocol/openid-connect/token`);
   }
   if (realm === undefined) {
     throw new BioIDError(
       'config',
-      'auth.realm is required: the operator\'s default realm is not published. Pass realm, or an issuerUrl ending in /realms/<realm>.',
+      "auth.realm is required: the operator's default realm is not published. Pass realm, or an issuerUrl ending in /realms/<realm>.",
     );
   }
   return joinPath(issuerUrl, `realms/${encodeURIComponent(realm)}/protocol/openid-connect/token`);

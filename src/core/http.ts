@@ -64,10 +64,7 @@ export async function send(request: SendRequest, options: SendOptions): Promise<
   const who = `${capitalize(options.peer)} at ${url}`;
   const fetchImpl: FetchLike | undefined = options.fetchImpl ?? globalThis.fetch;
   if (typeof fetchImpl !== 'function') {
-    throw new BioIDError(
-      'config',
-      'No fetch implementation: this runtime has no global fetch. Pass fetchImpl in the configuration.',
-    );
+    throw new BioIDError('config', 'No fetch implementation: this runtime has no global fetch. Pass fetchImpl in the configuration.');
   }
   if (options.signal?.aborted) throw abortedError(options.peer, url, options.signal.reason);
 
@@ -104,22 +101,27 @@ export async function send(request: SendRequest, options: SendOptions): Promise<
 
   try {
     // Promise.resolve: a fetch stand-in may answer a Response itself rather than a promise of one.
-    const fetched = Promise.resolve(fetchImpl(url, {
-      method: request.method ?? 'GET',
-      headers,
-      body,
-      signal: controller.signal,
-      credentials: request.credentials,
-      redirect: 'manual',
-      cache: 'no-store',
-    }));
+    const fetched = Promise.resolve(
+      fetchImpl(url, {
+        method: request.method ?? 'GET',
+        headers,
+        body,
+        signal: controller.signal,
+        credentials: request.credentials,
+        redirect: 'manual',
+        cache: 'no-store',
+      }),
+    );
     // An answer that arrives after the cut-off is dropped, its body cancelled.
     fetched.then((late) => {
       if (done) late.body?.cancel().catch(noop);
     }, noop);
     const response = await within(fetched);
     const refuse = (what: string) =>
-      new BioIDError(options.badAnswerCode ?? 'bad-response', `${who} answered with ${what}`, { status: response.status || undefined, retryable: false });
+      new BioIDError(options.badAnswerCode ?? 'bad-response', `${who} answered with ${what}`, {
+        status: response.status || undefined,
+        retryable: false,
+      });
     const limit = request.maxBytes ?? MAX_BODY_BYTES;
     const text = await readBody(response, limit, within);
     if (text === undefined) {
@@ -138,11 +140,9 @@ export async function send(request: SendRequest, options: SendOptions): Promise<
     }
     if (options.signal?.aborted) throw abortedError(options.peer, url, options.signal.reason);
     if (error instanceof BioIDError) throw error;
-    throw new BioIDError(
-      'network',
-      `Could not reach ${options.peer} at ${url}${describeNetworkError(error, options.secrets)}.`,
-      { cause: error },
-    );
+    throw new BioIDError('network', `Could not reach ${options.peer} at ${url}${describeNetworkError(error, options.secrets)}.`, {
+      cause: error,
+    });
   } finally {
     done = true;
     clearTimeout(timer);
@@ -167,7 +167,7 @@ async function readBody(response: Response, limit: number, within: <T>(step: Pro
   const decoder = new TextDecoder();
   let text = '';
   try {
-    for (let size = 0, chunk; !(chunk = await within(reader.read())).done; ) {
+    for (let size = 0, chunk; !(chunk = await within(reader.read())).done;) {
       if ((size += chunk.value.length) > limit) return undefined;
       text += decoder.decode(chunk.value, { stream: true });
     }
@@ -230,9 +230,7 @@ export function describeReply(reply: Reply): string {
   const scrub = (text: string) => scrubServerText(text, 200, reply.secrets);
   if (reply.json && typeof reply.json === 'object') {
     const { error, message, error_description } = reply.json as Record<string, unknown>;
-    const parts = [error, error_description, message].filter(
-      (p): p is string => typeof p === 'string' && p.length > 0,
-    );
+    const parts = [error, error_description, message].filter((p): p is string => typeof p === 'string' && p.length > 0);
     if (parts.length) return scrub(parts.join(': '));
   }
   if (reply.html) return 'an HTML page, not JSON (a login page or a proxy error?)';

@@ -60,10 +60,14 @@ export async function callMiddleware(ctx: MiddlewareContext, call: MiddlewareCal
   }
   // Answers pass through to callers, events and pages: one that echoes the bearer token is refused.
   if (holds(reply.json, token)) {
-    throw new BioIDError('bad-response', `The middleware at ${url} echoed the bearer token in its answer; it was refused so the token cannot reach the page.`, {
-      status: reply.status,
-      retryable: false,
-    });
+    throw new BioIDError(
+      'bad-response',
+      `The middleware at ${url} echoed the bearer token in its answer; it was refused so the token cannot reach the page.`,
+      {
+        status: reply.status,
+        retryable: false,
+      },
+    );
   }
   return reply.json;
 }
@@ -75,7 +79,7 @@ export async function callMiddleware(ctx: MiddlewareContext, call: MiddlewareCal
  */
 function holds(value: unknown, token: string): boolean {
   const is = (text: string) => text === token || (token.length >= 16 && text.includes(token));
-  for (const stack = [value]; stack.length > 0; ) {
+  for (const stack = [value]; stack.length > 0;) {
     const item = stack.pop();
     if (typeof item === 'string') {
       if (is(item)) return true;
@@ -101,10 +105,18 @@ export function middlewareError(reply: Reply): BioIDError {
     );
   }
   if (status === 401) {
-    return new BioIDError('unauthorized', `${where} rejected the bearer token twice (HTTP 401: ${said}); the token source keeps handing out tokens the middleware does not accept.`, { status, retryable: false });
+    return new BioIDError(
+      'unauthorized',
+      `${where} rejected the bearer token twice (HTTP 401: ${said}); the token source keeps handing out tokens the middleware does not accept.`,
+      { status, retryable: false },
+    );
   }
   if (status === 403) {
-    return new BioIDError('forbidden', `${where} refused the request (HTTP 403: ${said}); the integrator's token lacks permission for it.`, { status, retryable: false });
+    return new BioIDError(
+      'forbidden',
+      `${where} refused the request (HTTP 403: ${said}); the integrator's token lacks permission for it.`,
+      { status, retryable: false },
+    );
   }
   if (status === 404) {
     return new BioIDError('not-found', sentence(`${where} answered HTTP 404: ${said}`), { status, retryable: false });

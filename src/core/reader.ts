@@ -20,7 +20,15 @@ import {
   type FingerprintReaderConfig,
   type Pin,
 } from './config.js';
-import { blockedError, fetchStatus, loopbackPermission, pickTarget, testCapture, type LocalServiceContext, type TestCaptureResult } from './discovery.js';
+import {
+  blockedError,
+  fetchStatus,
+  loopbackPermission,
+  pickTarget,
+  testCapture,
+  type LocalServiceContext,
+  type TestCaptureResult,
+} from './discovery.js';
 import { BioIDError, callListener } from './errors.js';
 import { callMiddleware, type MiddlewareContext } from './middleware.js';
 import { connectLocalService, statusWatcher, type ReaderStatus, type StatusWatcher } from './status-watch.js';
@@ -200,11 +208,7 @@ class FingerprintReaderImpl implements FingerprintReader {
   }
 
   /** Token, target, then the orchestrator (spec 9.1: never the local service), each phase reported. */
-  private async dispatch<T>(
-    operation: 'enroll' | 'verify' | 'search',
-    fields: Record<string, string>,
-    o: SearchOptions,
-  ): Promise<T> {
+  private async dispatch<T>(operation: 'enroll' | 'verify' | 'search', fields: Record<string, string>, o: SearchOptions): Promise<T> {
     // The caller's options are read as own properties only (a polluted Object.prototype adds none).
     const agentId = own(o, 'agentId');
     if (agentId !== undefined && (typeof agentId !== 'string' || agentId === '')) {
@@ -254,7 +258,10 @@ function phaseListener(listener: OperationOptions['onPhase']): NonNullable<Opera
 function subjectOf(o: unknown, operation: string): string {
   const subjectId = own(o, 'subjectId');
   if (!isSegmentId(subjectId)) {
-    throw new BioIDError('config', `${operation}: subjectId is required: a non-empty string of at most 256 characters, and not "." or "..".`);
+    throw new BioIDError(
+      'config',
+      `${operation}: subjectId is required: a non-empty string of at most 256 characters, and not "." or "..".`,
+    );
   }
   return subjectId;
 }
@@ -294,7 +301,12 @@ export function readerFrom(config: unknown, where: string, tokens?: TokenSource)
       `${where}: getToken is required: a function resolving to a middleware access token (from your token broker), the token itself, or brokerTokenSource(url).`,
     );
   }
-  return newReader(c, c.localServiceUrl, tokens ?? tokenProviderSource(getToken as string | (() => string | Promise<string>), c.timeoutMs), pin);
+  return newReader(
+    c,
+    c.localServiceUrl,
+    tokens ?? tokenProviderSource(getToken as string | (() => string | Promise<string>), c.timeoutMs),
+    pin,
+  );
 }
 
 /** A reader from options already read (by `readerFrom` or `BioID`): nothing is validated twice. */

@@ -124,10 +124,14 @@ async function fetchBrokerToken(url: string, timeoutMs: number, refused?: string
   const session = !missing && sessionGone(reply);
   if (session) throw failure('session-expired', `${source} ${session}: the session has ended.`, reply);
   if (missing || (reply.ok && !isJsonObject(reply.json))) {
-    throw new BioIDError('config', `No token broker answers at ${url} (HTTP ${reply.status}${reply.ok ? ', not JSON' : ''}): check token-endpoint.`, {
-      status: reply.status,
-      retryable: false,
-    });
+    throw new BioIDError(
+      'config',
+      `No token broker answers at ${url} (HTTP ${reply.status}${reply.ok ? ', not JSON' : ''}): check token-endpoint.`,
+      {
+        status: reply.status,
+        retryable: false,
+      },
+    );
   }
   try {
     const issued = parseTokenResponse(reply, source);
@@ -152,7 +156,10 @@ function middlewareOf(reply: Reply, source: string): string | undefined {
   try {
     return new URL(requireHttpUrl(value, 'middleware_url')).origin;
   } catch {
-    throw new ReaderAuthError(`${source} answered a middleware_url that is not an absolute http(s) URL.`, { code: 'broker-unavailable', retryable: false });
+    throw new ReaderAuthError(`${source} answered a middleware_url that is not an absolute http(s) URL.`, {
+      code: 'broker-unavailable',
+      retryable: false,
+    });
   }
 }
 

@@ -81,8 +81,7 @@ export class TokenCache {
     if (!this.inflight) {
       const flight = this.obtain(refused)
         .then((issued) => {
-          const expiresAt =
-            issued.expiresIn === undefined ? Infinity : this.now() + cacheLifetimeMs(issued.expiresIn);
+          const expiresAt = issued.expiresIn === undefined ? Infinity : this.now() + cacheLifetimeMs(issued.expiresIn);
           // Only the flight still current may store its token; a cleared cache is not refilled by a stale flight.
           if (this.inflight === flight) this.held = { value: issued.accessToken, expiresAt };
           return issued.accessToken;

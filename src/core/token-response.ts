@@ -28,10 +28,13 @@ export function parseTokenResponse(reply: Reply, source: string): Required<Issue
   const { access_token: accessToken, expires_in: expiresIn } = body;
   const token = typeof accessToken === 'string' ? headerSafeToken(accessToken) : undefined;
   if (!token) {
-    throw new ReaderAuthError(`${source} answered without an access_token that can be sent in an HTTP header (a non-empty string without control characters).`, {
-      status: reply.status,
-      retryable: false,
-    });
+    throw new ReaderAuthError(
+      `${source} answered without an access_token that can be sent in an HTTP header (a non-empty string without control characters).`,
+      {
+        status: reply.status,
+        retryable: false,
+      },
+    );
   }
   if (typeof expiresIn !== 'number' || !Number.isFinite(expiresIn) || expiresIn <= 0) {
     throw new ReaderAuthError(

@@ -35,9 +35,9 @@ export class BioDiagnostics extends BioElement {
     failure: { state: true, attribute: false },
   };
 
-  protected declare panel: DiagnosticsPanel | undefined;
+  declare protected panel: DiagnosticsPanel | undefined;
   /** Why the code did not load: its message, shown under the summary. */
-  protected declare failure: string | undefined;
+  declare protected failure: string | undefined;
   private loading: Promise<DiagnosticsPanel> | undefined;
 
   override connectedCallback(): void {
@@ -81,9 +81,11 @@ export class BioDiagnostics extends BioElement {
     if (this.panel) return this.panel.render();
     const { failure } = this;
     return html`<div part="base" class="base" role="status">
-      ${failure
-        ? html`<p class="failed">${this.localize.term('config')}</p><p part="error" class="detail">${failure}</p>`
-        : html`<span part="word" data-status="loading">loading</span>`}
+      ${
+        failure
+          ? html`<p class="failed">${this.localize.term('config')}</p><p part="error" class="detail">${failure}</p>`
+          : html`<span part="word" data-status="loading">loading</span>`
+      }
     </div>`;
   }
 }

@@ -32,7 +32,7 @@ export class BioReaderStatus extends BioElement {
 
   /** The latest status reported by the core (undefined before the first one). */
   declare status: ReaderStatus | undefined;
-  protected declare failure: BioErrorDetail | undefined;
+  declare protected failure: BioErrorDetail | undefined;
 
   private unwatch: (() => void) | undefined;
   private stale = true;
@@ -102,25 +102,31 @@ export class BioReaderStatus extends BioElement {
           <span part="indicator" class="dot ${state}"></span>
           <p part="state" class="status" role="status">${term(failure ? 'config' : STATE_TEXT[state as ReaderState])}</p>
         </div>
-        ${status?.workstationId
-          ? html`
+        ${
+          status?.workstationId
+            ? html`
               <dl part="details">
                 <dt>${term('workstation')}</dt>
                 <dd>${status.workstationId}</dd>
                 ${status.deviceId ? html`<dt>${term('device')}</dt><dd>${status.deviceId}</dd>` : nothing}
               </dl>
             `
-          : nothing}
-        ${state === 'prompt'
-          ? html`<button part="connect" type="button" @click=${connectLocalService}>${term('connect')}</button>`
-          : nothing}
-        ${ADVICE[state]
-          ? html`
+            : nothing
+        }
+        ${
+          state === 'prompt'
+            ? html`<button part="connect" type="button" @click=${connectLocalService}>${term('connect')}</button>`
+            : nothing
+        }
+        ${
+          ADVICE[state]
+            ? html`
               <ul part="advice">
                 ${ADVICE[state].map((key) => html`<li>${term(key)}</li>`)}
               </ul>
             `
-          : nothing}
+            : nothing
+        }
         ${failure ? html`<p part="error" class="detail">${failure.message}</p>` : nothing}
       </div>
     `;

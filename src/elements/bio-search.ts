@@ -32,7 +32,8 @@ export class BioSearch extends BioOperationElement<SearchResult> {
     return html`
       <ol part="results">
         ${candidatesOf(result).map(
-          (candidate) => html`<li part="result">${asText(candidate?.subjectId)} (${this.localize.term('score', { score: this.localize.number(candidate?.score) })})</li>`,
+          (candidate) =>
+            html`<li part="result">${asText(candidate?.subjectId)} (${this.localize.term('score', { score: this.localize.number(candidate?.score) })})</li>`,
         )}
       </ol>
     `;

@@ -10,7 +10,15 @@
  * A failed row keeps the core's code and message: diagnostics add no error codes.
  */
 import { DEFAULT_READER_SERVICE_URL, DEFAULT_TIMEOUT_MS, httpUrlOr, requireHttpUrl } from '../core/config.js';
-import { blockedError, fetchStatus, loopbackPermission, pickTarget, testCapture, type LocalStatus, type TestCaptureResult } from '../core/discovery.js';
+import {
+  blockedError,
+  fetchStatus,
+  loopbackPermission,
+  pickTarget,
+  testCapture,
+  type LocalStatus,
+  type TestCaptureResult,
+} from '../core/discovery.js';
 import { BioIDError, messageOf, scrubServerText } from '../core/errors.js';
 import { joinPath, send, type FetchLike } from '../core/http.js';
 import { asBioIDError } from './events.js';
@@ -65,11 +73,17 @@ export async function runChecks(
   const localService = async () => {
     const row = await check(
       'local-service',
-      () => joinPath((local.localServiceUrl = httpUrlOr(DEFAULT_READER_SERVICE_URL)(resolveUrl(s.localServiceUrl), 'local-service-url')), 'status'),
+      () =>
+        joinPath(
+          (local.localServiceUrl = httpUrlOr(DEFAULT_READER_SERVICE_URL)(resolveUrl(s.localServiceUrl), 'local-service-url')),
+          'status',
+        ),
       async () => {
         if ((await loopbackPermission())?.state === 'denied') throw blockedError(local.localServiceUrl);
         status = await fetchStatus(local);
-        const devices = status.devices.filter((d) => d.connected).map((d) => `${asText(d.deviceId)}${d.model ? ` (${asText(d.model)})` : ''}`);
+        const devices = status.devices
+          .filter((d) => d.connected)
+          .map((d) => `${asText(d.deviceId)}${d.model ? ` (${asText(d.model)})` : ''}`);
         return `${status.workstationId}: ${devices.join(', ')}`;
       },
     );
@@ -82,7 +96,7 @@ export async function runChecks(
       async () => {
         const capture = await testCapture(local, pickTarget(from, local.localServiceUrl).deviceId);
         if (typeof capture.image === 'string' && capture.image.length > MAX_IMAGE_LENGTH) {
-          throw new BioIDError('local-service', 'The test capture\'s image is larger than 8 MiB.');
+          throw new BioIDError('local-service', "The test capture's image is larger than 8 MiB.");
         }
         captured(capture);
         return `quality ${asText(capture.quality)}`;
@@ -93,12 +107,17 @@ export async function runChecks(
   await Promise.all([
     localService(),
     // The token is dropped at once: it is never shown, kept or reported.
-    check('token-broker', () => resolveUrl(s.tokenEndpoint) ?? '', async () => void (await tokenSourceFor(tag, s).get())),
+    check(
+      'token-broker',
+      () => resolveUrl(s.tokenEndpoint) ?? '',
+      async () => void (await tokenSourceFor(tag, s).get()),
+    ),
     // Without a token: any HTTP answer (a 401 included) means the middleware is there.
     check(
       'middleware',
       () => joinPath(requireHttpUrl(resolveUrl(s.middlewareUrl), 'middleware-url'), ''),
-      async (url) => `HTTP ${(await send({ url, credentials: 'omit', redirectIsReply: true }, { timeoutMs, peer: 'the middleware' })).status}`,
+      async (url) =>
+        `HTTP ${(await send({ url, credentials: 'omit', redirectIsReply: true }, { timeoutMs, peer: 'the middleware' })).status}`,
     ),
   ]);
 }

@@ -17,7 +17,11 @@ for (const [lang, strings] of Object.entries({ en, de, fr, es })) Object.assign(
 
 /** What the panel needs of its element. */
 export interface PanelHost {
-  readonly element: HTMLElement & { readonly renderRoot: HTMLElement | DocumentFragment; readonly updateComplete: Promise<boolean>; requestUpdate(): void };
+  readonly element: HTMLElement & {
+    readonly renderRoot: HTMLElement | DocumentFragment;
+    readonly updateComplete: Promise<boolean>;
+    requestUpdate(): void;
+  };
   settings(): Settings;
   readonly localize: LocalizeController;
 }

@@ -72,15 +72,9 @@ export type BioEventMapOf<R> = Omit<HTMLElementEventMap, 'bio-result'> & { 'bio-
  * Dispatches a bubbling, composed event; returns false when a listener cancelled it (only `bio-start` is
  * cancelable). A removed element emits nothing: the page no longer shows it, so nobody should hear from it.
  */
-export function emit<K extends keyof BioEventDetails>(
-  target: HTMLElement,
-  name: K,
-  detail: BioEventDetails[K],
-): boolean {
+export function emit<K extends keyof BioEventDetails>(target: HTMLElement, name: K, detail: BioEventDetails[K]): boolean {
   if (!target.isConnected) return true;
-  return target.dispatchEvent(
-    new CustomEvent(name, { detail, bubbles: true, composed: true, cancelable: name === 'bio-start' }),
-  );
+  return target.dispatchEvent(new CustomEvent(name, { detail, bubbles: true, composed: true, cancelable: name === 'bio-start' }));
 }
 
 /**

@@ -107,7 +107,11 @@ function followLang(el: { requestUpdate(): void }): () => void {
   if (!observer && typeof MutationObserver === 'function') {
     observer = new MutationObserver(() => followers.forEach((follower) => follower.requestUpdate()));
     // Through the platform's getter: markup such as `<img name="documentElement">` shadows the document's own.
-    observer.observe(Reflect.get(Document.prototype, 'documentElement', document), { attributes: true, attributeFilter: ['lang'], subtree: true });
+    observer.observe(Reflect.get(Document.prototype, 'documentElement', document), {
+      attributes: true,
+      attributeFilter: ['lang'],
+      subtree: true,
+    });
   }
   return () => {
     followers.delete(el);

@@ -46,9 +46,17 @@ const READER_FAILURES = ['workstation-offline', 'local-service-unreachable', 'lo
  * `bio-result`'s `detail.result` is a `VerifyResult`, not `unknown`, under `strict`.
  */
 export interface BioOperationElement<R> {
-  addEventListener<K extends keyof BioEventMapOf<R>>(type: K, listener: (this: this, event: BioEventMapOf<R>[K]) => unknown, options?: boolean | AddEventListenerOptions): void;
+  addEventListener<K extends keyof BioEventMapOf<R>>(
+    type: K,
+    listener: (this: this, event: BioEventMapOf<R>[K]) => unknown,
+    options?: boolean | AddEventListenerOptions,
+  ): void;
   addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;
-  removeEventListener<K extends keyof BioEventMapOf<R>>(type: K, listener: (this: this, event: BioEventMapOf<R>[K]) => unknown, options?: boolean | EventListenerOptions): void;
+  removeEventListener<K extends keyof BioEventMapOf<R>>(
+    type: K,
+    listener: (this: this, event: BioEventMapOf<R>[K]) => unknown,
+    options?: boolean | EventListenerOptions,
+  ): void;
   removeEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | EventListenerOptions): void;
 }
 
@@ -88,9 +96,9 @@ export abstract class BioOperationElement<R> extends BioElement {
   /** Where login-url's link points (checked as the operation starts); shown only under `session-expired`. */
   private loginLink: string | undefined;
 
-  protected declare view: View;
-  protected declare failure: BioErrorDetail | undefined;
-  protected declare result: R | undefined;
+  declare protected view: View;
+  declare protected failure: BioErrorDetail | undefined;
+  declare protected result: R | undefined;
 
   protected abstract readonly operation: Exclude<BioOperation, 'status' | 'diagnostics'>;
   private running: Promise<R> | undefined;
@@ -102,7 +110,8 @@ export abstract class BioOperationElement<R> extends BioElement {
     super();
     this.view = { kind: 'idle', step: 0 };
     // The first sign of intent gets the token ready, so the click sends the dispatch alone.
-    for (const intent of ['pointerenter', 'focusin', 'touchstart']) this.addEventListener(intent, () => this.warmToken(), { passive: true });
+    for (const intent of ['pointerenter', 'focusin', 'touchstart'])
+      this.addEventListener(intent, () => this.warmToken(), { passive: true });
   }
 
   /**
@@ -114,7 +123,9 @@ export abstract class BioOperationElement<R> extends BioElement {
     if (this.view.kind === 'running' || performance.now() - this.warmedAt < 10_000) return;
     this.warmedAt = performance.now();
     try {
-      tokenSourceFor(this.localName, this.settings()).get().catch(() => {});
+      tokenSourceFor(this.localName, this.settings())
+        .get()
+        .catch(() => {});
     } catch {
       // Settings that cannot give a token: the click says what is wrong.
     }
@@ -281,9 +292,11 @@ export abstract class BioOperationElement<R> extends BioElement {
         <div class="footer">
           ${running ? html`<progress part="progress" max="3" .value=${view.step} aria-label=${label}></progress>` : nothing}
           ${failure ? html`<p part="error" class="detail">${failure.message}</p>` : nothing}
-          ${failure?.code === 'session-expired' && this.loginLink
-            ? html`<a part="login" href=${this.loginLink}>${this.localize.term('signIn')}</a>`
-            : nothing}
+          ${
+            failure?.code === 'session-expired' && this.loginLink
+              ? html`<a part="login" href=${this.loginLink}>${this.localize.term('signIn')}</a>`
+              : nothing
+          }
           ${view.kind === 'done' && result !== undefined ? this.renderResult(result) : nothing}
         </div>
       </div>

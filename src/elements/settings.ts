@@ -144,9 +144,7 @@ function localServiceUrlOf(tag: string, s: Settings): string | undefined {
   const url = resolveUrl(s.localServiceUrl);
   if (url || (s.workstationId && s.deviceId) || warnedDefaultLocalService) return url;
   warnedDefaultLocalService = true;
-  console.warn(
-    `bioid-sdk: <${tag}> has no local-service-url, so it uses ${DEFAULT_READER_SERVICE_URL}.`,
-  );
+  console.warn(`bioid-sdk: <${tag}> has no local-service-url, so it uses ${DEFAULT_READER_SERVICE_URL}.`);
   return url;
 }
 
@@ -169,7 +167,11 @@ export function tokenSourceFor(tag: string, s: Settings): TokenSource {
   }
   const source = brokerTokenSource(endpoint, { timeoutMs });
   const issued = (token: string) => ((sessionSeen = true), token);
-  return { ...source, get: (signal) => source.get(signal).then(issued), refresh: (stale, signal) => source.refresh(stale, signal).then(issued) };
+  return {
+    ...source,
+    get: (signal) => source.get(signal).then(issued),
+    refresh: (stale, signal) => source.refresh(stale, signal).then(issued),
+  };
 }
 
 /**

@@ -104,9 +104,12 @@ function kioskWorker(scope: WorkerScope, config: WorkerConfig): void {
 
   /** Fetches again the precached URLs missing from the cache (cleared at sign-out); failures wait for the next time. */
   const refill = () =>
-    scope.caches.open(current).then((cache) =>
-      Promise.all(config.precache.map((path) => cache.match(path).then((hit) => (hit ? undefined : cache.add(fresh(path)))))),
-    ).catch(() => undefined);
+    scope.caches
+      .open(current)
+      .then((cache) =>
+        Promise.all(config.precache.map((path) => cache.match(path).then((hit) => (hit ? undefined : cache.add(fresh(path)))))),
+      )
+      .catch(() => undefined);
 
   scope.addEventListener('activate', (event) => {
     event.waitUntil(

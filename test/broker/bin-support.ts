@@ -29,7 +29,11 @@ export interface RunResult {
  */
 export function runBin(args: string[], env: Record<string, string> = {}, timeoutMs = 40_000, input?: string): Promise<RunResult> {
   const started = Date.now();
-  const child = spawn(process.execPath, [...BIN_ARGS, ...args], { cwd: ROOT, env: { ...BASE_ENV, ...env }, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...BIN_ARGS, ...args], {
+    cwd: ROOT,
+    env: { ...BASE_ENV, ...env },
+    stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+  });
   if (input !== undefined) child.stdin!.end(input);
   let stdout = '';
   let stderr = '';
@@ -94,7 +98,12 @@ export function startSidecar(env: Record<string, string>): Promise<Sidecar> {
  * Waits (at most `ms`) until the sidecar has printed `count` lines that `match`, and returns them. Its
  * lines go out in batches a few milliseconds apart, later still on a busy machine: a fixed pause is not enough.
  */
-export async function loggedLines(sidecar: Sidecar, match: (line: Record<string, unknown>) => boolean, count = 1, ms = 5_000): Promise<Record<string, unknown>[]> {
+export async function loggedLines(
+  sidecar: Sidecar,
+  match: (line: Record<string, unknown>) => boolean,
+  count = 1,
+  ms = 5_000,
+): Promise<Record<string, unknown>[]> {
   const deadline = Date.now() + ms;
   for (;;) {
     const found = sidecar.lines.filter(match);
@@ -107,7 +116,10 @@ export async function loggedLines(sidecar: Sidecar, match: (line: Record<string,
  * The integrator's session check, as a backend in any language would expose it: 204 for a known session
  * cookie (`sid=<name>`), 401 otherwise; with `subjectTokens`, 200 `{ subject_token }` (RFC 8693 variant).
  */
-export async function startSessionCheck(users: string[], subjectTokens?: Map<string, string>): Promise<LocalServer & { calls: (string | undefined)[] }> {
+export async function startSessionCheck(
+  users: string[],
+  subjectTokens?: Map<string, string>,
+): Promise<LocalServer & { calls: (string | undefined)[] }> {
   const calls: (string | undefined)[] = [];
   const server = await startServer((req, res) => {
     calls.push(req.headers.cookie);

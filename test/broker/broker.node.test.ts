@@ -227,7 +227,11 @@ describe('token broker: CORS (spec 4.1)', () => {
   it('spec 4.1: an OPTIONS preflight from a foreign origin is refused without a grant', async () => {
     const { broker } = brokerFor();
     const response = await broker(
-      brokerRequest({ method: 'OPTIONS', headers: { Origin: 'https://evil.example.com', 'Access-Control-Request-Method': 'GET' }, csrf: false }),
+      brokerRequest({
+        method: 'OPTIONS',
+        headers: { Origin: 'https://evil.example.com', 'Access-Control-Request-Method': 'GET' },
+        csrf: false,
+      }),
     );
     assert.strictEqual(response.status, 403);
     assert.strictEqual(response.headers.get('Access-Control-Allow-Origin'), null);
@@ -256,7 +260,8 @@ describe('token broker: failures of the IdP exchange (spec 4.1, 7)', () => {
     await assertGeneric502(response, wrongSecret, 'invalid_client', 'client authentication failed');
     assert.match(log.text(), /refused it with HTTP 401/);
     assert.match(log.text(), new RegExp(idp.tokenEndpoint.replace(/[.?]/g, '\\$&')));
-    for (const leak of [wrongSecret, 'invalid_client', 'client authentication failed']) assert.ok(!log.text().includes(leak), `log leaks ${leak}`);
+    for (const leak of [wrongSecret, 'invalid_client', 'client authentication failed'])
+      assert.ok(!log.text().includes(leak), `log leaks ${leak}`);
   });
 
   it('spec 4.1: a failure is not cached: each request after a refusal asks the IdP again', async () => {
@@ -313,7 +318,11 @@ describe('token broker: failures of the IdP exchange (spec 4.1, 7)', () => {
         const exchange = mode === 'RFC 8693' ? { tokenExchange: { subjectToken: () => 'user-token-1' } } : {};
         const { broker, log } = brokerFor({ issuerUrl: flood.url, timeoutMs: 10_000, ...exchange });
         await assertGeneric502(await broker(brokerRequest()));
-        assert.match(log.text(), /identity provider at http:\/\/127\.0\.0\.1:\d+\/realms\/.*\/token answered with a body over the 1 MiB limit/, mode);
+        assert.match(
+          log.text(),
+          /identity provider at http:\/\/127\.0\.0\.1:\d+\/realms\/.*\/token answered with a body over the 1 MiB limit/,
+          mode,
+        );
         const record = await flood.settled(`/realms/${idp.realm}/protocol/openid-connect/token`);
         assert.isTrue(record.hungUp, `${mode}: the broker hung up`);
         // The limit plus what the loopback socket buffers hold; the body was 64 MiB.

@@ -20,7 +20,10 @@ after(() => idp.close());
 const signedIn = (request: Request) => /(^|;\s*)sid=alice(;|$)/.test(request.headers.get('cookie') ?? '');
 
 /** The reference broker (cookie `sid=alice` signed in), optionally with its web answer rewritten. */
-function reference(overrides: Partial<TokenBrokerOptions> = {}, rewrite?: (response: Response, request: Request) => Response | Promise<Response>) {
+function reference(
+  overrides: Partial<TokenBrokerOptions> = {},
+  rewrite?: (response: Response, request: Request) => Response | Promise<Response>,
+) {
   const broker = createTokenBroker({
     issuerUrl: idp.baseUrl,
     realm: idp.realm,
@@ -34,7 +37,10 @@ function reference(overrides: Partial<TokenBrokerOptions> = {}, rewrite?: (respo
 }
 
 /** A copy of `response` with `change` applied to its headers and JSON body. */
-async function edited(response: Response, change: { headers?: (h: Headers) => void; body?: (b: Record<string, unknown>) => Record<string, unknown> }) {
+async function edited(
+  response: Response,
+  change: { headers?: (h: Headers) => void; body?: (b: Record<string, unknown>) => Record<string, unknown> },
+) {
   const headers = new Headers(response.headers);
   change.headers?.(headers);
   let text = await response.text();
@@ -42,7 +48,10 @@ async function edited(response: Response, change: { headers?: (h: Headers) => vo
   return new Response(response.status === 204 ? null : text, { status: response.status, headers });
 }
 
-async function checkAgainst(handler: (req: IncomingMessage, res: ServerResponse) => void, options: CheckOptions = {}): Promise<Map<number, RuleResult>> {
+async function checkAgainst(
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+  options: CheckOptions = {},
+): Promise<Map<number, RuleResult>> {
   const server: LocalServer = await startServer(handler);
   try {
     const results = await checkBroker(`${server.url}/token`, { cookie: 'sid=alice', origin: APP_ORIGIN, ...options });
@@ -57,7 +66,14 @@ async function checkAgainst(handler: (req: IncomingMessage, res: ServerResponse)
  * `hint(value, held)` (`held`: the token it answered last); null removes the header.
  */
 function rewritingHints(hint: (value: string, held: string) => string | null) {
-  const broker = createTokenBroker({ issuerUrl: idp.baseUrl, realm: idp.realm, ...CLIENT, allowedOrigins: [APP_ORIGIN], authorize: signedIn, logger: () => {} });
+  const broker = createTokenBroker({
+    issuerUrl: idp.baseUrl,
+    realm: idp.realm,
+    ...CLIENT,
+    allowedOrigins: [APP_ORIGIN],
+    authorize: signedIn,
+    logger: () => {},
+  });
   let held = '';
   return toNodeHandler(async (request) => {
     const headers = new Headers(request.headers);
@@ -66,7 +82,12 @@ function rewritingHints(hint: (value: string, held: string) => string | null) {
     if (changed === null) headers.delete('x-refused-token');
     else headers.set('X-Refused-Token', changed);
     const response = await broker(new Request(request.url, { method: request.method, headers }));
-    const token = ((await response.clone().json().catch(() => ({}))) as { access_token?: string }).access_token;
+    const token = (
+      (await response
+        .clone()
+        .json()
+        .catch(() => ({}))) as { access_token?: string }
+    ).access_token;
     if (token) held = token;
     return response;
   });
@@ -109,27 +130,39 @@ describe('bioid-broker check names the rule a broker breaks', () => {
   });
 
   it('rules 2 and 6: a broker that answers Access-Control-Allow-Origin: * fails them', async () => {
-    const results = await checkAgainst(reference({}, (r) => edited(r, { headers: (h) => h.has('Access-Control-Allow-Origin') && h.set('Access-Control-Allow-Origin', '*') })));
+    const results = await checkAgainst(
+      reference({}, (r) =>
+        edited(r, { headers: (h) => h.has('Access-Control-Allow-Origin') && h.set('Access-Control-Allow-Origin', '*') }),
+      ),
+    );
     assert.includeMembers(failed(results), [2, 6]);
   });
 
   it('rule 5: a broker that answers "no-session" to a cross-site request without a cookie fails rule 5', async () => {
-    const results = await checkAgainst(reference({}, (r) => edited(r, { body: (b) => (b.reason === 'no-cookie' ? { ...b, reason: 'no-session' } : b) })));
+    const results = await checkAgainst(
+      reference({}, (r) => edited(r, { body: (b) => (b.reason === 'no-cookie' ? { ...b, reason: 'no-session' } : b) })),
+    );
     assert.deepStrictEqual(failed(results), [5]);
   });
 
   it('rule 5: a broker that answers "no-cookie" to every signed-out request fails rule 5', async () => {
-    const results = await checkAgainst(reference({}, (r) => edited(r, { body: (b) => (b.reason === 'no-session' ? { ...b, reason: 'no-cookie' } : b) })));
+    const results = await checkAgainst(
+      reference({}, (r) => edited(r, { body: (b) => (b.reason === 'no-session' ? { ...b, reason: 'no-cookie' } : b) })),
+    );
     assert.include(failed(results), 5);
   });
 
   it('rule 4: a broker whose 401 has no reason fails rule 4', async () => {
-    const results = await checkAgainst(reference({}, (r) => edited(r, { body: (b) => (b.reason === 'no-session' ? { error: b.error } : b) })));
+    const results = await checkAgainst(
+      reference({}, (r) => edited(r, { body: (b) => (b.reason === 'no-session' ? { error: b.error } : b) })),
+    );
     assert.deepStrictEqual(failed(results), [4]);
   });
 
   it('rule 9: a broker that answers the same token with the same expires_in (not what is left) fails rule 9', async () => {
-    const results = await checkAgainst(reference({}, (r) => edited(r, { body: (b) => ('expires_in' in b ? { ...b, expires_in: 300 } : b) })));
+    const results = await checkAgainst(
+      reference({}, (r) => edited(r, { body: (b) => ('expires_in' in b ? { ...b, expires_in: 300 } : b) })),
+    );
     assert.deepStrictEqual(failed(results), [9]);
   });
 
@@ -142,7 +175,9 @@ describe('bioid-broker check names the rule a broker breaks', () => {
   });
 
   it('rule 12: an RFC 8693 broker that gives two users one token fails rule 12', async () => {
-    const results = await checkAgainst(reference({ authorize: (request) => /sid=(alice|bob)/.test(request.headers.get('cookie') ?? '') }), { secondCookie: 'sid=bob' });
+    const results = await checkAgainst(reference({ authorize: (request) => /sid=(alice|bob)/.test(request.headers.get('cookie') ?? '') }), {
+      secondCookie: 'sid=bob',
+    });
     assert.deepStrictEqual(failed(results), [12]);
   });
 
@@ -153,11 +188,18 @@ describe('bioid-broker check names the rule a broker breaks', () => {
   });
 
   it('rule 13: the reference broker passes in the RFC 8693 variant (a refused token is replaced for its user)', async () => {
-    const subjects = new Map([['alice', await idp.userToken('alice')], ['bob', await idp.userToken('bob')]]);
+    const subjects = new Map([
+      ['alice', await idp.userToken('alice')],
+      ['bob', await idp.userToken('bob')],
+    ]);
     const subjectToken = (request: Request) => subjects.get(/(?:^|;\s*)sid=(\w+)/.exec(request.headers.get('cookie') ?? '')?.[1] ?? '');
-    const results = await checkAgainst(reference({ authorize: (request) => subjectToken(request) !== undefined, tokenExchange: { subjectToken } }), { secondCookie: 'sid=bob' });
+    const results = await checkAgainst(
+      reference({ authorize: (request) => subjectToken(request) !== undefined, tokenExchange: { subjectToken } }),
+      { secondCookie: 'sid=bob' },
+    );
     assert.deepStrictEqual(failed(results), []);
-    for (const rule of [12, 13]) assert.strictEqual(results.get(rule)!.status, 'pass', `rule ${rule}: ${results.get(rule)!.notes.join('\n')}`);
+    for (const rule of [12, 13])
+      assert.strictEqual(results.get(rule)!.status, 'pass', `rule ${rule}: ${results.get(rule)!.notes.join('\n')}`);
   });
 
   it('rule 13: a broker that exchanges again for any X-Refused-Token fails rule 13, and the notes name no token', async () => {
@@ -196,16 +238,26 @@ describe('bioid-broker check names the rule a broker breaks', () => {
     const results = await checkAgainst((req, res) => fresh()(req, res));
     assert.deepStrictEqual(failed(results), []);
     assert.strictEqual(results.get(13)!.status, 'skip');
-    assert.match(results.get(13)!.notes.join('\n'), /not applicable: two signed-in GETs got two different tokens, so the broker does not cache/);
+    assert.match(
+      results.get(13)!.notes.join('\n'),
+      /not applicable: two signed-in GETs got two different tokens, so the broker does not cache/,
+    );
   });
 
   it('rule 13: a cross-origin broker whose preflight does not allow X-Refused-Token is not failed, and is told so', async () => {
     const results = await checkAgainst(
-      reference({}, (r) => edited(r, { headers: (h) => h.has('Access-Control-Allow-Headers') && h.set('Access-Control-Allow-Headers', 'X-CSRF, Authorization') })),
+      reference({}, (r) =>
+        edited(r, {
+          headers: (h) => h.has('Access-Control-Allow-Headers') && h.set('Access-Control-Allow-Headers', 'X-CSRF, Authorization'),
+        }),
+      ),
     );
     assert.deepStrictEqual(failed(results), []);
     assert.strictEqual(results.get(13)!.status, 'skip');
-    assert.match(results.get(13)!.notes.join('\n'), new RegExp(`its preflight from ${APP_ORIGIN} does not list X-Refused-Token in Access-Control-Allow-Headers`));
+    assert.match(
+      results.get(13)!.notes.join('\n'),
+      new RegExp(`its preflight from ${APP_ORIGIN} does not list X-Refused-Token in Access-Control-Allow-Headers`),
+    );
   });
 
   it('rule 8: a session cookie that is not signed in fails rule 8 with a hint', async () => {

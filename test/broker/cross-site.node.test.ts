@@ -44,7 +44,7 @@ describe('cross-site, said plainly (contract rule 5)', () => {
       ['none (typed into the address bar), no cookie', { 'Sec-Fetch-Site': 'none' }],
       ['no fetch metadata (an old browser, curl), no cookie', {}],
       ['cross-site with a cookie that is no session', { 'Sec-Fetch-Site': 'cross-site', Cookie: 'session=expired' }],
-      ['CROSS-SITE in capitals is not the browser\'s value', { 'Sec-Fetch-Site': 'CROSS-SITE' }],
+      ["CROSS-SITE in capitals is not the browser's value", { 'Sec-Fetch-Site': 'CROSS-SITE' }],
     ];
     for (const [name, headers] of cases) {
       const response = await broker(brokerRequest({ headers }));
@@ -96,7 +96,13 @@ describe('a preflight from an origin that is not allowed is logged (contract rul
     const line = log.lines[0]!;
     assert.notInclude(line, '\n');
     const record = JSON.parse(line.replace(/^bioid token broker: /, '')) as Record<string, unknown>;
-    assert.deepInclude(record, { event: 'refused', reason: 'origin-not-allowed', status: 403, method: 'OPTIONS', origin: 'https://cms.example.org' });
+    assert.deepInclude(record, {
+      event: 'refused',
+      reason: 'origin-not-allowed',
+      status: 403,
+      method: 'OPTIONS',
+      origin: 'https://cms.example.org',
+    });
     assert.match(record.fix as string, /allowedOrigins \(BIOID_ALLOWED_ORIGINS\)/);
     assert.notInclude(line, CLIENT.clientSecret);
     assert.notInclude(line, 'session=valid');
@@ -104,7 +110,9 @@ describe('a preflight from an origin that is not allowed is logged (contract rul
 
   it('an allowed preflight and ordinary refusals (signed out, no CSRF header) are not logged by default', async () => {
     const { broker, log } = cookieGated();
-    await broker(brokerRequest({ method: 'OPTIONS', csrf: false, headers: { Origin: APP_ORIGIN, 'Access-Control-Request-Method': 'GET' } }));
+    await broker(
+      brokerRequest({ method: 'OPTIONS', csrf: false, headers: { Origin: APP_ORIGIN, 'Access-Control-Request-Method': 'GET' } }),
+    );
     await broker(brokerRequest());
     await broker(brokerRequest({ csrf: false }));
     assert.deepStrictEqual(log.lines, []);

@@ -21,7 +21,8 @@ function observed(overrides: Partial<TokenBrokerOptions> = {}) {
   return { broker, events };
 }
 
-const requestsOf = (events: BrokerEvent[]) => events.filter((e) => e.type === 'request').map((e) => e.type === 'request' && [e.outcome, e.status]);
+const requestsOf = (events: BrokerEvent[]) =>
+  events.filter((e) => e.type === 'request').map((e) => e.type === 'request' && [e.outcome, e.status]);
 
 describe('broker events', () => {
   it('each answer is a request event: token, preflight, origin-not-allowed, method, csrf, no-session, no-cookie', async () => {
@@ -59,11 +60,17 @@ describe('broker events', () => {
   it('an IdP that refuses (a wrong secret) is result refused with its status; one that is down is failed; both answer exchange-failed', async () => {
     const wrong = observed({ clientSecret: 'wrong-secret-0123456789' });
     await wrong.broker(brokerRequest());
-    assert.deepInclude(wrong.events.find((e) => e.type === 'exchange'), { grant: 'client_credentials', result: 'refused', status: 401 });
+    assert.deepInclude(
+      wrong.events.find((e) => e.type === 'exchange'),
+      { grant: 'client_credentials', result: 'refused', status: 401 },
+    );
     assert.deepStrictEqual(requestsOf(wrong.events), [['exchange-failed', 502]]);
     const down = observed({ fetchImpl: async () => Promise.reject(new TypeError('fetch failed')) });
     await down.broker(brokerRequest());
-    assert.deepInclude(down.events.find((e) => e.type === 'exchange'), { grant: 'client_credentials', result: 'failed' });
+    assert.deepInclude(
+      down.events.find((e) => e.type === 'exchange'),
+      { grant: 'client_credentials', result: 'failed' },
+    );
   });
 
   it('RFC 8693: the exchange is grant token-exchange; no subject token is no-subject-token; a throwing callback is internal', async () => {
@@ -71,10 +78,20 @@ describe('broker events', () => {
     const { broker, events } = observed({ tokenExchange: { subjectToken: (request) => request.headers.get('X-User-Token') } });
     await broker(brokerRequest({ headers: { 'X-User-Token': subject } }));
     await broker(brokerRequest());
-    const failing = observed({ authorize: () => { throw new Error('session store down'); } });
+    const failing = observed({
+      authorize: () => {
+        throw new Error('session store down');
+      },
+    });
     await failing.broker(brokerRequest());
-    assert.deepInclude(events.find((e) => e.type === 'exchange'), { grant: 'token-exchange', result: 'ok' });
-    assert.deepStrictEqual(requestsOf(events), [['token', 200], ['no-subject-token', 401]]);
+    assert.deepInclude(
+      events.find((e) => e.type === 'exchange'),
+      { grant: 'token-exchange', result: 'ok' },
+    );
+    assert.deepStrictEqual(requestsOf(events), [
+      ['token', 200],
+      ['no-subject-token', 401],
+    ]);
     assert.deepStrictEqual(requestsOf(failing.events), [['internal', 500]]);
   });
 

@@ -48,15 +48,13 @@ describe('token broker, RFC 8693 token exchange (spec 4.2 variant, 5.8)', () => 
     assert.strictEqual(form.get('client_id'), CLIENT.clientId);
   });
 
-  it('spec 5.8: two users asking concurrently never receive each other\'s token; one exchange per user', async () => {
+  it("spec 5.8: two users asking concurrently never receive each other's token; one exchange per user", async () => {
     const { broker } = exchangeBroker();
     const users = ['alice', 'bob', 'carol'];
     const tokens = Object.fromEntries(await Promise.all(users.map(async (u) => [u, await idp.userToken(u)] as const)));
     const before = idp.tokenRequests;
     const asks = Array.from({ length: 60 }, (_, i) => users[i % users.length]!);
-    const answers = await Promise.all(
-      asks.map(async (user) => ({ user, body: await readJson(await broker(asUser(tokens[user]!))) })),
-    );
+    const answers = await Promise.all(asks.map(async (user) => ({ user, body: await readJson(await broker(asUser(tokens[user]!))) })));
     assert.strictEqual(idp.tokenRequests - before, users.length, 'single flight per user');
     const byUser = new Map<string, Set<unknown>>();
     for (const { user, body } of answers) {
@@ -67,7 +65,7 @@ describe('token broker, RFC 8693 token exchange (spec 4.2 variant, 5.8)', () => 
     for (const user of users) assert.strictEqual(byUser.get(user)!.size, 1, `${user} got one cached token`);
   });
 
-  it('spec 5.6: each user\'s token is cached: repeated requests do not call the IdP again', async () => {
+  it("spec 5.6: each user's token is cached: repeated requests do not call the IdP again", async () => {
     const { broker } = exchangeBroker();
     const alice = await idp.userToken('alice');
     const before = idp.tokenRequests;
@@ -102,7 +100,11 @@ describe('token broker, RFC 8693 token exchange (spec 4.2 variant, 5.8)', () => 
     const { broker, log } = exchangeBroker();
     // Signed by a key the IdP does not trust: a forged end-user token.
     const { privateKey } = await generateKeyPair('ES256');
-    const forged = await new SignJWT({}).setProtectedHeader({ alg: 'ES256' }).setSubject('mallory').setExpirationTime('5m').sign(privateKey);
+    const forged = await new SignJWT({})
+      .setProtectedHeader({ alg: 'ES256' })
+      .setSubject('mallory')
+      .setExpirationTime('5m')
+      .sign(privateKey);
     const response = await broker(asUser(forged));
     assert.strictEqual(response.status, 502);
     const text = await response.text();
@@ -138,7 +140,7 @@ describe('token broker, RFC 8693 token exchange (spec 4.2 variant, 5.8)', () => 
     assert.notMatch(log.text(), /rt-123/);
   });
 
-  it('a user\'s token is reused at most 60 s by default (expires_in says so), then the subject token is exchanged again', async () => {
+  it("a user's token is reused at most 60 s by default (expires_in says so), then the subject token is exchanged again", async () => {
     const clock = installFakeDate();
     try {
       const { broker } = exchangeBroker();
@@ -174,7 +176,7 @@ describe('token broker, RFC 8693 token exchange (spec 4.2 variant, 5.8)', () => 
     }
   });
 
-  it('when a user\'s subject token changes, nothing cached for the earlier one is served again', async () => {
+  it("when a user's subject token changes, nothing cached for the earlier one is served again", async () => {
     const { broker } = exchangeBroker();
     const [older, newer] = [await idp.userToken('alice'), await idp.userToken('alice')];
     assert.notStrictEqual(older, newer);
@@ -184,7 +186,11 @@ describe('token broker, RFC 8693 token exchange (spec 4.2 variant, 5.8)', () => 
     const fromBob = await readJson(await broker(asUser(bob)));
     await broker(asUser(newer)); // alice's session now holds a new subject token
     const olderAgain = await readJson(await broker(asUser(older)));
-    assert.notStrictEqual(olderAgain.access_token, fromOlder.access_token, 'the older subject token is exchanged again, not served from the cache');
+    assert.notStrictEqual(
+      olderAgain.access_token,
+      fromOlder.access_token,
+      'the older subject token is exchanged again, not served from the cache',
+    );
     assert.strictEqual(idp.tokenRequests - before, 4);
     assert.strictEqual((await readJson(await broker(asUser(bob)))).access_token, fromBob.access_token, 'other users keep their tokens');
   });
@@ -227,7 +233,9 @@ describe('per-user token map (privacy and memory bounds)', () => {
   it('the raw subject token is not kept once its exchange settled', async () => {
     const tokens = new UserTokens(exchangeCount().exchange, 10);
     await tokens.get('subject-token-abc');
-    const held = JSON.stringify([...(tokens as unknown as { entries: Map<string, { subjectToken?: string }> }).entries.values()].map((e) => e.subjectToken ?? null));
+    const held = JSON.stringify(
+      [...(tokens as unknown as { entries: Map<string, { subjectToken?: string }> }).entries.values()].map((e) => e.subjectToken ?? null),
+    );
     assert.strictEqual(held, '[null]');
   });
 
@@ -320,7 +328,7 @@ describe('per-user token map (privacy and memory bounds)', () => {
     }
   });
 
-  it('a changed subject token drops the earlier one\'s entry at once; opaque tokens fall back to the time bound', async () => {
+  it("a changed subject token drops the earlier one's entry at once; opaque tokens fall back to the time bound", async () => {
     const jwtFor = (sub: string, n: number) => `h.${btoa(JSON.stringify({ sub, n })).replace(/=+$/, '')}.s`;
     let calls = 0;
     const refused = new Set<string>();
@@ -341,7 +349,7 @@ describe('per-user token map (privacy and memory bounds)', () => {
     assert.strictEqual(tokens.size, 4, 'opaque tokens name no user: nothing to link');
   });
 
-  it('an exchange answered without being cached (the cache full of exchanges in flight) still drops the user\'s earlier subject token', async () => {
+  it("an exchange answered without being cached (the cache full of exchanges in flight) still drops the user's earlier subject token", async () => {
     const jwtFor = (sub: string) => `h.${btoa(JSON.stringify({ sub })).replace(/=+$/, '')}.s`;
     const gates = new Map<string, () => void>();
     let calls = 0;

@@ -9,7 +9,16 @@ import express from 'express';
 import { BioID } from '../../src/index.js';
 import { brokerOptionsFromEnv, createTokenBroker, expressTokenBroker, toNodeHandler } from '../../src/broker/index.js';
 import { startIdp, type RunningIdp } from '../../simulator/src/idp.js';
-import { APP_ORIGIN, CLIENT, captureLog, readJson, startMiddlewareStub, startServer, type LocalServer, type MiddlewareStub } from './support.js';
+import {
+  APP_ORIGIN,
+  CLIENT,
+  captureLog,
+  readJson,
+  startMiddlewareStub,
+  startServer,
+  type LocalServer,
+  type MiddlewareStub,
+} from './support.js';
 
 let idp: RunningIdp;
 let middleware: MiddlewareStub;
@@ -81,7 +90,7 @@ describe('token broker behind Express (Node adapter)', () => {
     assert.ok((body.expires_in as number) > 0);
   });
 
-  it('spec 4.1: authorize sees the Express session through the adapter\'s context: no session, 401', async () => {
+  it("spec 4.1: authorize sees the Express session through the adapter's context: no session, 401", async () => {
     for (const cookie of [undefined, 'sid=stolen']) {
       const response = await fetch(`${app.url}/bioid/token`, { headers: { 'X-CSRF': '1', ...(cookie ? { Cookie: cookie } : {}) } });
       assert.strictEqual(response.status, 401);
@@ -106,7 +115,7 @@ describe('token broker behind Express (Node adapter)', () => {
     assert.strictEqual(preflight.headers.get('access-control-allow-origin'), APP_ORIGIN);
   });
 
-  it('spec 4.1 flow: the README\'s frontend getToken feeds a tokenProvider SDK whose calls the middleware accepts', async () => {
+  it("spec 4.1 flow: the README's frontend getToken feeds a tokenProvider SDK whose calls the middleware accepts", async () => {
     // The README's getToken, with the broker's absolute URL and the browser's cookie jar made explicit.
     const getToken = async () => {
       const response = await fetch(`${app.url}/bioid/token`, { credentials: 'include', headers: signedIn });

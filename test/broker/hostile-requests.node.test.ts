@@ -104,7 +104,14 @@ describe('token broker: oversized and malformed headers through the Node adapter
 
   it('200 requests with oversized headers in parallel: every one answered (431/403/401), the process survives, a normal request still works', async () => {
     const bad = Array.from({ length: 200 }, (_, i) =>
-      rawGet(`${server.url}/token`, i % 3 === 0 ? { Cookie: 'c'.repeat(20 * 1024) } : i % 3 === 1 ? { 'X-CSRF': 'x'.repeat(8 * 1024) } : { 'X-CSRF': '1', Cookie: `sid=${'n'.repeat(8 * 1024)}` }),
+      rawGet(
+        `${server.url}/token`,
+        i % 3 === 0
+          ? { Cookie: 'c'.repeat(20 * 1024) }
+          : i % 3 === 1
+            ? { 'X-CSRF': 'x'.repeat(8 * 1024) }
+            : { 'X-CSRF': '1', Cookie: `sid=${'n'.repeat(8 * 1024)}` },
+      ),
     );
     const statuses = (await Promise.all(bad)).map((r) => r.status);
     assert.deepStrictEqual([...new Set(statuses)].sort(), [401, 403, 431]);
@@ -132,7 +139,10 @@ describe('token exchange user isolation through the Node adapter (real socket, c
         issued.set(user, (issued.get(user) ?? new Set()).add(token));
       }
       const [alice, bob] = [[...issued.get('alice')!], [...issued.get('bob')!]];
-      assert.ok(alice.every((t) => !bob.includes(t)), 'no token handed to both users');
+      assert.ok(
+        alice.every((t) => !bob.includes(t)),
+        'no token handed to both users',
+      );
     } finally {
       await exchange.close();
     }

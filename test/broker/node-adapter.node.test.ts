@@ -111,7 +111,14 @@ describe('lightweight request and response on Node', () => {
       assert.strictEqual(built, 1, 'one real Request, however many properties are read (clone aside)');
     });
     assert.deepStrictEqual(seen, [
-      { isRequest: true, cookie: 'sid=alice', url: `http://127.0.0.1:${seen.length && new URL(seen[0]!.url).port}/bioid/token?x=1`, method: 'GET', copy: '1', hasReq: true },
+      {
+        isRequest: true,
+        cookie: 'sid=alice',
+        url: `http://127.0.0.1:${seen.length && new URL(seen[0]!.url).port}/bioid/token?x=1`,
+        method: 'GET',
+        copy: '1',
+        hasReq: true,
+      },
     ]);
   });
 
@@ -158,7 +165,10 @@ describe('lightweight request and response on Node', () => {
       // The plain case (every value one string) and the long way (an array value: Set-Cookie).
       const plain = { 'X-CSRF': '1', Cookie: 'sid=alice', 'X-Repeated': ['a', 'b'] } as unknown as Record<string, string>;
       assert.strictEqual((await get(`${server.url}/token`, plain)).status, 200);
-      assert.strictEqual((await get(`${server.url}/token`, { ...plain, 'Set-Cookie': ['x=1', 'y=2'] } as unknown as Record<string, string>)).status, 200);
+      assert.strictEqual(
+        (await get(`${server.url}/token`, { ...plain, 'Set-Cookie': ['x=1', 'y=2'] } as unknown as Record<string, string>)).status,
+        200,
+      );
     });
     assert.deepStrictEqual(seen, [
       { method: 'GET', cookie: 'sid=alice', repeated: 'a, b', setCookie: [], csrf: '1' },
@@ -169,7 +179,12 @@ describe('lightweight request and response on Node', () => {
   it('toNodeHandler(handler, { lazyRequest: true }): a gate that reads context.req only costs no web Request, and a request event comes with that context', async () => {
     const contexts: (BrokerContext | undefined)[] = [];
     const broker = toNodeHandler(
-      createTokenBroker(options({ authorize: (_request: Request, context: BrokerContext) => context.req?.headers['x-csrf'] === '1', onEvent: (event, context) => void (event.type === 'request' && contexts.push(context)) })),
+      createTokenBroker(
+        options({
+          authorize: (_request: Request, context: BrokerContext) => context.req?.headers['x-csrf'] === '1',
+          onEvent: (event, context) => void (event.type === 'request' && contexts.push(context)),
+        }),
+      ),
       { lazyRequest: true },
     );
     await withServer(broker, async (server) => {
@@ -195,13 +210,17 @@ describe('lightweight request and response on Node', () => {
       const response = await handler(new Request('http://broker.test/token', { headers }));
       web.push({ status: response.status, headers: Object.fromEntries(response.headers), body: await response.text() });
     }
-    for (const broker of [toNodeHandler(handler), nodeBroker(createBrokerCore(options({ middlewareUrl: 'https://mw.example.com' })), 'on-first-read')]) {
+    for (const broker of [
+      toNodeHandler(handler),
+      nodeBroker(createBrokerCore(options({ middlewareUrl: 'https://mw.example.com' })), 'on-first-read'),
+    ]) {
       await withServer(broker, async (server) => {
         for (const [i, headers] of cases.entries()) {
           const reply = await get(`${server.url}/token`, headers);
           const expected = web[i]!;
           assert.strictEqual(reply.status, expected.status);
-          for (const [name, value] of Object.entries(expected.headers)) if (name !== 'content-length') assert.strictEqual(reply.headers[name], value, name);
+          for (const [name, value] of Object.entries(expected.headers))
+            if (name !== 'content-length') assert.strictEqual(reply.headers[name], value, name);
           const strip = (body: string) => body.replace(/"access_token":"[^"]+","expires_in":\d+/, 'TOKEN');
           assert.strictEqual(strip(reply.body), strip(expected.body));
         }

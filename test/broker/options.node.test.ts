@@ -36,25 +36,53 @@ describe('createTokenBroker options (validated at creation)', () => {
   });
 
   it('a pattern such as https://*.example.com is refused; a plain-http origin outside loopback is logged once', () => {
-    throwsError(() => createTokenBroker(withOptions({ allowedOrigins: ['https://*.example.com'] })), configError(/is a pattern; list each exact origin/));
+    throwsError(
+      () => createTokenBroker(withOptions({ allowedOrigins: ['https://*.example.com'] })),
+      configError(/is a pattern; list each exact origin/),
+    );
     const lines: string[] = [];
-    createTokenBroker(withOptions({ allowedOrigins: ['http://intranet.example', 'http://127.0.0.1:3000', 'http://localhost:8080', 'https://app.example.com'], logger: (l: string) => lines.push(l) }));
+    createTokenBroker(
+      withOptions({
+        allowedOrigins: ['http://intranet.example', 'http://127.0.0.1:3000', 'http://localhost:8080', 'https://app.example.com'],
+        logger: (l: string) => lines.push(l),
+      }),
+    );
     assert.strictEqual(lines.length, 1);
     assert.match(lines[0]!, /http:\/\/intranet\.example, a plain-http origin/);
   });
 
   it('middlewareUrl comes from BIOID_MIDDLEWARE_URL too, and must be an http(s) URL', () => {
-    const env = { BIOID_CLIENT_ID: 'c', BIOID_CLIENT_SECRET: 's', BIOID_AUTH_URL: 'https://idp.example.com/realms/r', BIOID_MIDDLEWARE_URL: 'https://mw.example.com' };
+    const env = {
+      BIOID_CLIENT_ID: 'c',
+      BIOID_CLIENT_SECRET: 's',
+      BIOID_AUTH_URL: 'https://idp.example.com/realms/r',
+      BIOID_MIDDLEWARE_URL: 'https://mw.example.com',
+    };
     assert.strictEqual(brokerOptionsFromEnv(env, { authorize: () => true }).middlewareUrl, 'https://mw.example.com');
-    throwsError(() => createTokenBroker(withOptions({ middlewareUrl: 'mw.example.com' })), configError(/middlewareUrl is not an absolute URL/));
+    throwsError(
+      () => createTokenBroker(withOptions({ middlewareUrl: 'mw.example.com' })),
+      configError(/middlewareUrl is not an absolute URL/),
+    );
   });
 
   it('issuerUrl and middlewareUrl must be https unless the host is loopback, each named', () => {
-    throwsError(() => createTokenBroker(withOptions({ issuerUrl: 'http://idp.example.com' })), configError(/^createTokenBroker: issuerUrl must be an https URL/));
-    throwsError(() => createTokenBroker(withOptions({ issuerUrl: 'http://idp.example.com/realms/acme', realm: undefined })), configError(/issuerUrl must be an https URL/));
-    throwsError(() => createTokenBroker(withOptions({ middlewareUrl: 'http://mw.example.com' })), configError(/^createTokenBroker: middlewareUrl must be an https URL/));
+    throwsError(
+      () => createTokenBroker(withOptions({ issuerUrl: 'http://idp.example.com' })),
+      configError(/^createTokenBroker: issuerUrl must be an https URL/),
+    );
+    throwsError(
+      () => createTokenBroker(withOptions({ issuerUrl: 'http://idp.example.com/realms/acme', realm: undefined })),
+      configError(/issuerUrl must be an https URL/),
+    );
+    throwsError(
+      () => createTokenBroker(withOptions({ middlewareUrl: 'http://mw.example.com' })),
+      configError(/^createTokenBroker: middlewareUrl must be an https URL/),
+    );
     const env = { BIOID_CLIENT_ID: 'c', BIOID_CLIENT_SECRET: 's', BIOID_AUTH_URL: 'http://idp.example.com/realms/r' };
-    throwsError(() => createTokenBroker(brokerOptionsFromEnv(env, { authorize: () => true })), configError(/issuerUrl must be an https URL/));
+    throwsError(
+      () => createTokenBroker(brokerOptionsFromEnv(env, { authorize: () => true })),
+      configError(/issuerUrl must be an https URL/),
+    );
     for (const loopback of ['http://127.0.0.1:18080', 'http://localhost:8080', 'http://[::1]:8080']) {
       assert.doesNotThrow(() => createTokenBroker(withOptions({ issuerUrl: loopback, middlewareUrl: loopback })), loopback);
     }
@@ -68,8 +96,14 @@ describe('createTokenBroker options (validated at creation)', () => {
   });
 
   it('spec 4.1: allowedOrigins must be exact origins, never *', () => {
-    throwsError(() => createTokenBroker(withOptions({ allowedOrigins: ['*'] })), configError(/allowedOrigins .* "\*" would hand tokens to any site/));
-    throwsError(() => createTokenBroker(withOptions({ allowedOrigins: 'https://app.example.com' })), configError(/allowedOrigins must be an array/));
+    throwsError(
+      () => createTokenBroker(withOptions({ allowedOrigins: ['*'] })),
+      configError(/allowedOrigins .* "\*" would hand tokens to any site/),
+    );
+    throwsError(
+      () => createTokenBroker(withOptions({ allowedOrigins: 'https://app.example.com' })),
+      configError(/allowedOrigins must be an array/),
+    );
     throwsError(() => createTokenBroker(withOptions({ allowedOrigins: ['https://app.example.com/login'] })), configError(/origin only/));
     throwsError(() => createTokenBroker(withOptions({ allowedOrigins: ['app.example.com'] })), configError(/allowedOrigins entry/));
     assert.doesNotThrow(() => createTokenBroker(withOptions({ allowedOrigins: ['https://APP.example.com/', 'http://localhost:5173'] })));
@@ -104,7 +138,10 @@ describe('createTokenBroker options (validated at creation)', () => {
 
   it('spec 5.5: no validation message ever contains the client secret', () => {
     for (const patch of [{ realm: undefined }, { authorize: undefined }, { allowedOrigins: ['*'] }, { timeoutMs: 0 }]) {
-      throwsError(() => createTokenBroker(withOptions(patch)), (e: unknown) => !(e as Error).message.includes(valid.clientSecret));
+      throwsError(
+        () => createTokenBroker(withOptions(patch)),
+        (e: unknown) => !(e as Error).message.includes(valid.clientSecret),
+      );
     }
   });
 });
@@ -120,7 +157,14 @@ describe('brokerOptionsFromEnv (spec 4.2: configuration from environment variabl
 
   it('reads the documented variables', () => {
     const options = brokerOptionsFromEnv(
-      { ...env, BIOID_AUDIENCE: 'mw', BIOID_SCOPE: 'biometrics', BIOID_ALLOWED_ORIGINS: 'https://a.example.com, https://b.example.com', BIOID_TIMEOUT_MS: '5000', BIOID_REQUIRE_CSRF_HEADER: 'false' },
+      {
+        ...env,
+        BIOID_AUDIENCE: 'mw',
+        BIOID_SCOPE: 'biometrics',
+        BIOID_ALLOWED_ORIGINS: 'https://a.example.com, https://b.example.com',
+        BIOID_TIMEOUT_MS: '5000',
+        BIOID_REQUIRE_CSRF_HEADER: 'false',
+      },
       { authorize },
     );
     assert.deepStrictEqual(
@@ -140,7 +184,12 @@ describe('brokerOptionsFromEnv (spec 4.2: configuration from environment variabl
     );
     assert.strictEqual(options.authorize, authorize);
     assert.doesNotThrow(() => createTokenBroker(options));
-    assert.deepStrictEqual(Object.values(BROKER_ENV).slice(0, 4), ['BIOID_CLIENT_ID', 'BIOID_CLIENT_SECRET', 'BIOID_AUTH_URL', 'BIOID_REALM']);
+    assert.deepStrictEqual(Object.values(BROKER_ENV).slice(0, 4), [
+      'BIOID_CLIENT_ID',
+      'BIOID_CLIENT_SECRET',
+      'BIOID_AUTH_URL',
+      'BIOID_REALM',
+    ]);
   });
 
   it('a missing variable is an error that names it', () => {
@@ -149,7 +198,10 @@ describe('brokerOptionsFromEnv (spec 4.2: configuration from environment variabl
       delete partial[name];
       throwsError(() => brokerOptionsFromEnv(partial, { authorize }), configError(new RegExp(`environment variable ${name} is not set`)));
     }
-    throwsError(() => brokerOptionsFromEnv({ ...env, BIOID_CLIENT_SECRET: '  ' }, { authorize }), configError(/BIOID_CLIENT_SECRET is not set/));
+    throwsError(
+      () => brokerOptionsFromEnv({ ...env, BIOID_CLIENT_SECRET: '  ' }, { authorize }),
+      configError(/BIOID_CLIENT_SECRET is not set/),
+    );
   });
 
   it('BIOID_REALM may be left out when BIOID_AUTH_URL ends in /realms/<realm>', () => {
@@ -160,13 +212,16 @@ describe('brokerOptionsFromEnv (spec 4.2: configuration from environment variabl
   });
 
   it('overrides win over variables and supply what the environment cannot (authorize, tokenExchange)', () => {
-    const options = brokerOptionsFromEnv({ BIOID_CLIENT_SECRET: 'from-env' }, {
-      authorize,
-      issuerUrl: 'https://other.example.com',
-      realm: 'r',
-      clientId: 'c',
-      timeoutMs: 1234,
-    });
+    const options = brokerOptionsFromEnv(
+      { BIOID_CLIENT_SECRET: 'from-env' },
+      {
+        authorize,
+        issuerUrl: 'https://other.example.com',
+        realm: 'r',
+        clientId: 'c',
+        timeoutMs: 1234,
+      },
+    );
     assert.strictEqual(options.issuerUrl, 'https://other.example.com');
     assert.strictEqual(options.clientSecret, 'from-env');
     assert.strictEqual(options.timeoutMs, 1234);
@@ -174,8 +229,14 @@ describe('brokerOptionsFromEnv (spec 4.2: configuration from environment variabl
   });
 
   it('malformed values are named without echoing them', () => {
-    throwsError(() => brokerOptionsFromEnv({ ...env, BIOID_TIMEOUT_MS: 'ten' }, { authorize }), configError(/BIOID_TIMEOUT_MS must be a positive whole number/));
-    throwsError(() => brokerOptionsFromEnv({ ...env, BIOID_REQUIRE_CSRF_HEADER: 'maybe' }, { authorize }), configError(/BIOID_REQUIRE_CSRF_HEADER must be true or false/));
+    throwsError(
+      () => brokerOptionsFromEnv({ ...env, BIOID_TIMEOUT_MS: 'ten' }, { authorize }),
+      configError(/BIOID_TIMEOUT_MS must be a positive whole number/),
+    );
+    throwsError(
+      () => brokerOptionsFromEnv({ ...env, BIOID_REQUIRE_CSRF_HEADER: 'maybe' }, { authorize }),
+      configError(/BIOID_REQUIRE_CSRF_HEADER must be true or false/),
+    );
   });
 
   it('reads process.env when env is undefined', () => {

@@ -31,7 +31,14 @@ const refusing = (hash?: string) => brokerRequest(hash === undefined ? {} : { he
 describe('a refused token is replaced through the broker (X-Refused-Token)', () => {
   it('the reference broker drops its cached token and exchanges again only when X-Refused-Token is the hash of that token, once per token', async () => {
     const idp = fakeIdp();
-    const broker = createTokenBroker({ issuerUrl: IDP, realm: 'acme', ...CLIENT, authorize: () => true, fetchImpl: idp.fetchImpl, logger: () => {} });
+    const broker = createTokenBroker({
+      issuerUrl: IDP,
+      realm: 'acme',
+      ...CLIENT,
+      authorize: () => true,
+      fetchImpl: idp.fetchImpl,
+      logger: () => {},
+    });
     assert.strictEqual(await tokenOf(await broker(refusing())), 'tok-1');
     assert.strictEqual(await tokenOf(await broker(refusing('not-the-hash'))), 'tok-1');
     assert.strictEqual(await tokenOf(await broker(refusing('tok-1'))), 'tok-1', 'the token itself is not a hash');
@@ -60,15 +67,32 @@ describe('a refused token is replaced through the broker (X-Refused-Token)', () 
       brokerRequest({ headers: { Authorization: `Bearer ${user}`, ...(hash ? { 'X-Refused-Token': hash } : {}) } });
     assert.strictEqual(await tokenOf(await broker(as('alice-subject-token'))), 'tok-1');
     assert.strictEqual(await tokenOf(await broker(as('bob-subject-token'))), 'tok-2');
-    assert.strictEqual(await tokenOf(await broker(as('bob-subject-token', hashOf('tok-1')))), 'tok-2', "alice's token is not bob's to refuse");
+    assert.strictEqual(
+      await tokenOf(await broker(as('bob-subject-token', hashOf('tok-1')))),
+      'tok-2',
+      "alice's token is not bob's to refuse",
+    );
     assert.strictEqual(await tokenOf(await broker(as('alice-subject-token', hashOf('tok-1')))), 'tok-3');
     assert.strictEqual(await tokenOf(await broker(as('alice-subject-token', hashOf('tok-1')))), 'tok-3');
     assert.strictEqual(idp.exchanges, 3);
   });
 
   it('the preflight allows X-Refused-Token for a listed origin', async () => {
-    const broker = createTokenBroker({ issuerUrl: IDP, realm: 'acme', ...CLIENT, authorize: () => true, allowedOrigins: ['https://app.example.com'], logger: () => {} });
-    const response = await broker(brokerRequest({ method: 'OPTIONS', csrf: false, headers: { Origin: 'https://app.example.com', 'Access-Control-Request-Method': 'GET' } }));
+    const broker = createTokenBroker({
+      issuerUrl: IDP,
+      realm: 'acme',
+      ...CLIENT,
+      authorize: () => true,
+      allowedOrigins: ['https://app.example.com'],
+      logger: () => {},
+    });
+    const response = await broker(
+      brokerRequest({
+        method: 'OPTIONS',
+        csrf: false,
+        headers: { Origin: 'https://app.example.com', 'Access-Control-Request-Method': 'GET' },
+      }),
+    );
     assert.strictEqual(response.status, 204);
     assert.match(response.headers.get('access-control-allow-headers')!, /\bX-Refused-Token\b/);
   });
@@ -92,17 +116,36 @@ describe('a refused token is replaced through the broker (X-Refused-Token)', () 
     };
     const middlewareRefusing = (refused: string) =>
       standardNetwork().on('POST', `${MW}/orchestrator/search`, (c) =>
-        c.headers.get('authorization') === `Bearer ${refused}` ? json({ error: 'invalid_token' }, 401) : json({ candidates: [], searchId: 's' }),
+        c.headers.get('authorization') === `Bearer ${refused}`
+          ? json({ error: 'invalid_token' }, 401)
+          : json({ candidates: [], searchId: 's' }),
       );
 
     it('after a 401 the broker client names the refused token by its hash, never the token, and the reference broker replaces it', async () => {
       const idp = fakeIdp();
-      const url = await serve(toNodeHandler(createTokenBroker({ issuerUrl: IDP, realm: 'acme', ...CLIENT, authorize: () => true, fetchImpl: idp.fetchImpl, logger: () => {} })));
+      const url = await serve(
+        toNodeHandler(
+          createTokenBroker({
+            issuerUrl: IDP,
+            realm: 'acme',
+            ...CLIENT,
+            authorize: () => true,
+            fetchImpl: idp.fetchImpl,
+            logger: () => {},
+          }),
+        ),
+      );
       const net = middlewareRefusing('tok-1');
       const reader = createFingerprintReader({ ...PIN, middlewareUrl: MW, fetchImpl: net.fetch, getToken: brokerTokenSource(url) });
       await reader.search();
-      assert.deepStrictEqual(net.callsTo(`${MW}/orchestrator/search`).map((c) => c.headers.get('authorization')), ['Bearer tok-1', 'Bearer tok-2']);
-      assert.deepStrictEqual(seen.map((r) => r.headers['x-refused-token']), [undefined, hashOf('tok-1')]);
+      assert.deepStrictEqual(
+        net.callsTo(`${MW}/orchestrator/search`).map((c) => c.headers.get('authorization')),
+        ['Bearer tok-1', 'Bearer tok-2'],
+      );
+      assert.deepStrictEqual(
+        seen.map((r) => r.headers['x-refused-token']),
+        [undefined, hashOf('tok-1')],
+      );
       for (const r of seen) assert.notInclude(JSON.stringify(r.headers), 'tok-1');
     });
 
@@ -117,7 +160,7 @@ describe('a refused token is replaced through the broker (X-Refused-Token)', () 
       await reader.search();
       assert.strictEqual(issued, 2);
     });
-  
+
     it('a broker on another origin whose CORS refuses X-Refused-Token is asked again without it', async () => {
       const realFetch = globalThis.fetch;
       const asked: (string | null)[] = [];
@@ -130,7 +173,12 @@ describe('a refused token is replaced through the broker (X-Refused-Token)', () 
       };
       try {
         const net = middlewareRefusing('tok-1');
-        const reader = createFingerprintReader({ ...PIN, middlewareUrl: MW, fetchImpl: net.fetch, getToken: brokerTokenSource('https://broker.example.net/token') });
+        const reader = createFingerprintReader({
+          ...PIN,
+          middlewareUrl: MW,
+          fetchImpl: net.fetch,
+          getToken: brokerTokenSource('https://broker.example.net/token'),
+        });
         await reader.search();
         assert.deepStrictEqual(asked, [null, hashOf('tok-1'), null]);
       } finally {

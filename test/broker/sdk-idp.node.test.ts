@@ -41,7 +41,10 @@ describe('SDK idpClientCredentials against a real OpenID provider (spec 2.2 B, 5
       for (let i = 0; i < 3; i++) results.push(await bio.reader.verify({ subjectId: `subject-${i}` }));
       results.push(...(await Promise.all([bio.reader.verify({ subjectId: 'a' }), bio.reader.verify({ subjectId: 'b' })])));
       assert.strictEqual(idp.tokenRequests - before, 1, 'one exchange for five calls');
-      assert.deepStrictEqual(results.map((r) => r.match), [true, true, true, true, true]);
+      assert.deepStrictEqual(
+        results.map((r) => r.match),
+        [true, true, true, true, true],
+      );
       const seen = middleware.calls.slice(calls);
       assert.strictEqual(seen.length, 5);
       for (const call of seen) {

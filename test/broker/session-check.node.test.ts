@@ -52,7 +52,9 @@ const failures = (lines: Record<string, unknown>[]) => lines.filter((l) => l.eve
 
 describe('bioid-broker serve: what the session check must answer', () => {
   it('serve refuses a session check that answers an HTML page with 200 (a login page), and logs why without the cookie', async () => {
-    const b = await brokerWith((res) => res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end('<!doctype html><title>Sign in</title><form>…</form>'));
+    const b = await brokerWith((res) =>
+      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end('<!doctype html><title>Sign in</title><form>…</form>'),
+    );
     try {
       const response = await b.request();
       assert.strictEqual(response.status, 401);
@@ -71,7 +73,11 @@ describe('bioid-broker serve: what the session check must answer', () => {
     const answers: [string, (res: ServerResponse) => void, RegExp][] = [
       ['text', (res) => res.writeHead(200, { 'Content-Type': 'text/plain' }).end('OK'), /Content-Type text\/plain/],
       ['empty', (res) => res.writeHead(200).end(), /no Content-Type/],
-      ['html body labelled JSON', (res) => res.writeHead(200, { 'Content-Type': 'application/json' }).end('<html>sign in</html>'), /not an object/],
+      [
+        'html body labelled JSON',
+        (res) => res.writeHead(200, { 'Content-Type': 'application/json' }).end('<html>sign in</html>'),
+        /not an object/,
+      ],
       ['JSON array', (res) => res.writeHead(200, { 'Content-Type': 'application/json' }).end('[]'), /not an object/],
       ['201', (res) => res.writeHead(201, { 'Content-Type': 'application/json' }).end('{}'), /HTTP 201/],
     ];

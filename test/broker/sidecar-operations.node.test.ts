@@ -49,7 +49,9 @@ async function startFakeIdp(): Promise<FakeIdp> {
       }
       const token = `mw-token-${state.requests}-${'k'.repeat(24)}`;
       state.issued.push(token);
-      res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ access_token: token, token_type: 'Bearer', expires_in: 300 }));
+      res
+        .writeHead(200, { 'Content-Type': 'application/json' })
+        .end(JSON.stringify({ access_token: token, token_type: 'Bearer', expires_in: 300 }));
     });
   });
   return Object.assign(state, server);
@@ -181,7 +183,10 @@ describe('bioid-broker serve: metrics', () => {
     const { broker, lines } = await start();
     try {
       assert.strictEqual(broker.metricsUrl, undefined);
-      assert.notProperty(lines.find((l) => l.event === 'listening')!, 'metrics');
+      assert.notProperty(
+        lines.find((l) => l.event === 'listening')!,
+        'metrics',
+      );
     } finally {
       await broker.close();
     }
@@ -225,11 +230,19 @@ describe('bioid-broker serve: metrics', () => {
         'bioid_broker_store_errors_total{operation="get"}': 0,
       };
       for (const [series, value] of Object.entries(expected)) assert.strictEqual(sample(text, series), value, series);
-      const total = text.split('\n').filter((l) => l.startsWith('bioid_broker_requests_total{')).reduce((sum, l) => sum + Number(l.split(' ')[1]), 0);
+      const total = text
+        .split('\n')
+        .filter((l) => l.startsWith('bioid_broker_requests_total{'))
+        .reduce((sum, l) => sum + Number(l.split(' ')[1]), 0);
       assert.strictEqual(total, 4, 'token requests only');
       assert.match(text, /# TYPE bioid_broker_idp_exchange_duration_seconds histogram/);
       for (const le of ['0.01', '0.1', '1', '10']) assert.include(text, `bioid_broker_idp_exchange_duration_seconds_bucket{le="${le}",`);
-      for (const processMetric of ['process_cpu_user_seconds_total', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_seconds', 'nodejs_heap_size_used_bytes']) {
+      for (const processMetric of [
+        'process_cpu_user_seconds_total',
+        'process_resident_memory_bytes',
+        'nodejs_eventloop_lag_seconds',
+        'nodejs_heap_size_used_bytes',
+      ]) {
         assert.match(text, new RegExp(`^${processMetric}[ {]`, 'm'), processMetric);
       }
       for (const secret of [SECRET, accessToken, ...idp.issued, 'alice', HOSTILE.query]) assert.notInclude(text, secret);
@@ -296,23 +309,50 @@ describe('bioid-broker serve: logs', () => {
     it(`BIOID_LOG_LEVEL=${level}: no line holds a token, cookie or secret from headers, query or environment`, async () => {
       const { broker, lines, raw } = await start({ BIOID_LOG_LEVEL: level });
       try {
-        const hostile = { ...signedIn, Cookie: HOSTILE.cookie, Authorization: HOSTILE.bearer, 'X-Request-Id': HOSTILE.requestId, Origin: APP_ORIGIN };
-        const issued = (await (await fetch(`${broker.url}/bioid/token?access_token=${HOSTILE.query}&client_secret=${HOSTILE.query}`, { headers: hostile })).json()) as { access_token: string };
+        const hostile = {
+          ...signedIn,
+          Cookie: HOSTILE.cookie,
+          Authorization: HOSTILE.bearer,
+          'X-Request-Id': HOSTILE.requestId,
+          Origin: APP_ORIGIN,
+        };
+        const issued = (await (
+          await fetch(`${broker.url}/bioid/token?access_token=${HOSTILE.query}&client_secret=${HOSTILE.query}`, { headers: hostile })
+        ).json()) as { access_token: string };
         await fetch(`${broker.url}/t?code=${HOSTILE.query}`, { headers: { ...hostile, 'X-Refused-Token': HOSTILE.refused } });
         await fetch(`${broker.url}/t`, { headers: { Cookie: HOSTILE.cookie, Authorization: HOSTILE.bearer } });
-        await fetch(`${broker.url}/t`, { method: 'OPTIONS', headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'GET', Cookie: HOSTILE.cookie } });
+        await fetch(`${broker.url}/t`, {
+          method: 'OPTIONS',
+          headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'GET', Cookie: HOSTILE.cookie },
+        });
         idp.down = true;
         await fetch(`${broker.url}/t`, { headers: { ...hostile, 'X-Refused-Token': refusedHash(issued.access_token) } });
         idp.down = false;
         await new Promise((resolve) => setTimeout(resolve, 20));
         const output = raw.join('\n');
-        for (const secret of [SECRET, issued.access_token, ...idp.issued, HOSTILE.query, HOSTILE.refused, HOSTILE.requestId, 'cookie-secret-4410', 'Cookie-Value-9931', 'sid=alice', 'hostile-bearer-sig', 'eyJ']) {
+        for (const secret of [
+          SECRET,
+          issued.access_token,
+          ...idp.issued,
+          HOSTILE.query,
+          HOSTILE.refused,
+          HOSTILE.requestId,
+          'cookie-secret-4410',
+          'Cookie-Value-9931',
+          'sid=alice',
+          'hostile-bearer-sig',
+          'eyJ',
+        ]) {
           assert.notInclude(output, secret);
         }
         const requestLines = lines.filter((l) => l.event === 'request' || l.event === 'refused');
         const expected = { fatal: 0, error: 1, warn: 3, info: 5, debug: 5, trace: 5, silent: 0 }[level];
         assert.strictEqual(requestLines.length, expected, `request lines at ${level}`);
-        if (level === 'debug' || level === 'trace') assert.ok(lines.some((l) => l.event === 'exchange' && l.grant === 'client_credentials'), 'exchanges at debug');
+        if (level === 'debug' || level === 'trace')
+          assert.ok(
+            lines.some((l) => l.event === 'exchange' && l.grant === 'client_credentials'),
+            'exchanges at debug',
+          );
         if (level === 'silent') assert.deepStrictEqual(raw, []);
       } finally {
         idp.down = false;
@@ -334,7 +374,8 @@ describe('bioid-broker serve: logs', () => {
         query: { access_token: HOSTILE.query, code: 'kept' },
       });
       assert.strictEqual(written.length, 1, level);
-      for (const secret of [HOSTILE.cookie, 'mw-token-in-a-line', SECRET, HOSTILE.bearer, HOSTILE.refused, HOSTILE.query]) assert.notInclude(written[0], secret, level);
+      for (const secret of [HOSTILE.cookie, 'mw-token-in-a-line', SECRET, HOSTILE.bearer, HOSTILE.refused, HOSTILE.query])
+        assert.notInclude(written[0], secret, level);
       const line = JSON.parse(written[0]!) as { cookie: string; headers: Record<string, string>; query: Record<string, string> };
       assert.strictEqual(line.cookie, '[redacted]');
       assert.strictEqual(line.headers.authorization, '[redacted]');
@@ -355,8 +396,14 @@ describe('bioid-broker serve: logs', () => {
       await settle(1_000);
       log.info({ event: 'stopped' });
       flush();
-      const lines = readFileSync(path, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { event: string; n?: number; time: string });
-      assert.deepStrictEqual(lines.map((l) => l.n ?? l.event), [...Array.from({ length: 501 }, (_, i) => i), 'stopped']);
+      const lines = readFileSync(path, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { event: string; n?: number; time: string });
+      assert.deepStrictEqual(
+        lines.map((l) => l.n ?? l.event),
+        [...Array.from({ length: 501 }, (_, i) => i), 'stopped'],
+      );
       for (const line of lines) assert.match(line.time, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     } finally {
       closeSync(fd);
@@ -365,7 +412,11 @@ describe('bioid-broker serve: logs', () => {
   });
 
   it('a BIOID_LOG_LEVEL, BIOID_METRICS_PORT or BIOID_SHUTDOWN_DELAY_MS that is not valid stops start-up naming the variable', async () => {
-    for (const [name, value] of [['BIOID_LOG_LEVEL', 'loud'], ['BIOID_METRICS_PORT', '99999'], ['BIOID_SHUTDOWN_DELAY_MS', '-1']] as const) {
+    for (const [name, value] of [
+      ['BIOID_LOG_LEVEL', 'loud'],
+      ['BIOID_METRICS_PORT', '99999'],
+      ['BIOID_SHUTDOWN_DELAY_MS', '-1'],
+    ] as const) {
       const error = await serve({ env: envOf({ [name]: value }), write: () => {} }).then(
         () => assert.fail(`${name}=${value} was accepted`),
         (e: Error) => e,
@@ -403,8 +454,12 @@ describe('bioid-broker serve: traces (OpenTelemetry, through the SDK an operator
       assert.strictEqual(answer.status, 200);
       const { access_token: accessToken } = (await answer.json()) as { access_token: string };
       // The token is answered first; the store's write and the lock's release end after it, so their spans may come a moment later.
-      const storeNames = () => exporter.getFinishedSpans().filter((s) => s.attributes['db.system.name'] === 'redis').map((s) => s.name);
-      for (const until = Date.now() + 5_000; !['SET', 'EVAL'].every((name) => storeNames().includes(name)) && Date.now() < until; ) {
+      const storeNames = () =>
+        exporter
+          .getFinishedSpans()
+          .filter((s) => s.attributes['db.system.name'] === 'redis')
+          .map((s) => s.name);
+      for (const until = Date.now() + 5_000; !['SET', 'EVAL'].every((name) => storeNames().includes(name)) && Date.now() < until;) {
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
       const spans = exporter.getFinishedSpans();
@@ -421,10 +476,14 @@ describe('bioid-broker serve: traces (OpenTelemetry, through the SDK an operator
         'http.response.status_code': 200,
       });
       const store = spans.filter((s) => s.attributes['db.system.name'] === 'redis');
-      assert.includeMembers(store.map((s) => s.name), ['GET', 'SET', 'EVAL']);
+      assert.includeMembers(
+        store.map((s) => s.name),
+        ['GET', 'SET', 'EVAL'],
+      );
       for (const span of store) assert.strictEqual(span.attributes['db.operation.name'], span.name);
       const everything = JSON.stringify(spans.map((s) => ({ name: s.name, attributes: s.attributes, events: s.events, status: s.status })));
-      for (const secret of [SECRET, accessToken, STORE_KEY, HOSTILE.query, 'cookie-secret-4410', 'sid=alice', 'hostile-bearer-sig']) assert.notInclude(everything, secret);
+      for (const secret of [SECRET, accessToken, STORE_KEY, HOSTILE.query, 'cookie-secret-4410', 'sid=alice', 'hostile-bearer-sig'])
+        assert.notInclude(everything, secret);
 
       idp.down = true;
       exporter.reset();

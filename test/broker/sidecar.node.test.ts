@@ -32,8 +32,15 @@ const json = async (response: Response) => (await response.json()) as Record<str
 
 describe('bioid-broker, the sidecar package', () => {
   it('bioid-broker is its own package beside simulator/: bin bioid-broker, depending on bioid-sdk, redis, prom-client, pino and @opentelemetry/api; bioid-sdk has no bin and two runtime dependencies', () => {
-    const sdk = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { bin?: unknown; dependencies: Record<string, string> };
-    const sidecar = JSON.parse(readFileSync(new URL('../../broker/package.json', import.meta.url), 'utf8')) as { name: string; bin: Record<string, string>; dependencies: Record<string, string> };
+    const sdk = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      bin?: unknown;
+      dependencies: Record<string, string>;
+    };
+    const sidecar = JSON.parse(readFileSync(new URL('../../broker/package.json', import.meta.url), 'utf8')) as {
+      name: string;
+      bin: Record<string, string>;
+      dependencies: Record<string, string>;
+    };
     assert.strictEqual(sdk.bin, undefined);
     assert.deepStrictEqual(Object.keys(sdk.dependencies).sort(), ['lit', 'workbox-window'], 'no new runtime dependency');
     assert.strictEqual(sidecar.name, 'bioid-broker');
@@ -45,12 +52,22 @@ describe('bioid-broker, the sidecar package', () => {
   it('--help prints the usage (serve, check, the variables) and exits 0; wrong usage exits 2', async () => {
     const help = await runBin(['--help']);
     assert.strictEqual(help.status, 0);
-    for (const word of ['bioid-broker serve', 'bioid-broker check <url>', 'BIOID_SESSION_CHECK_URL', 'BIOID_PORT', 'BIOID_HOST', '--cookie', '--origin', 'docs/broker-contract.md']) {
+    for (const word of [
+      'bioid-broker serve',
+      'bioid-broker check <url>',
+      'BIOID_SESSION_CHECK_URL',
+      'BIOID_PORT',
+      'BIOID_HOST',
+      '--cookie',
+      '--origin',
+      'docs/broker-contract.md',
+    ]) {
       assert.include(help.stdout, word);
     }
     assert.strictEqual((await runBin(['frobnicate'])).status, 2);
     // The cookie's recommended ways in, and why not on the command line.
-    for (const words of ['BIOID_CHECK_COOKIE', 'BIOID_CHECK_SECOND_COOKIE', '--cookie -', 'visible to other users']) assert.include(help.stdout, words);
+    for (const words of ['BIOID_CHECK_COOKIE', 'BIOID_CHECK_SECOND_COOKIE', '--cookie -', 'visible to other users'])
+      assert.include(help.stdout, words);
     const badUrl = await runBin(['check', 'not-a-url']);
     assert.strictEqual(badUrl.status, 2);
     assert.match(badUrl.stderr, /not an absolute http\(s\) URL/);
@@ -112,7 +129,7 @@ describe('bioid-broker serve (client_credentials) passes bioid-broker check', ()
     assert.match(run.stderr, /stdin/);
   });
 
-  it('forward-auth sends the request\'s Cookie header to the session check; 204 is signed in', async () => {
+  it("forward-auth sends the request's Cookie header to the session check; 204 is signed in", async () => {
     const before = sessions.calls.length;
     const response = await get(`${sidecar.url}/bioid/token`, { 'X-CSRF': '1', Cookie: 'theme=dark; sid=alice' });
     assert.strictEqual(response.status, 200);
@@ -140,10 +157,14 @@ describe('bioid-broker serve (client_credentials) passes bioid-broker check', ()
   it('one JSON line per refused request (origin not allowed, no CSRF header, no session), at warn with its reason, holding no cookie, token or secret', async () => {
     // Lines are written asynchronously: this test's own are told apart by their request ids.
     const ids = ['refusals-1', 'refusals-2', 'refusals-3', 'refusals-4'];
-    await fetch(`${sidecar.url}/t`, { method: 'OPTIONS', headers: { Origin: 'https://cms.example.org', 'Access-Control-Request-Method': 'GET', Cookie: 'sid=alice', 'X-Request-Id': ids[0]! } });
+    await fetch(`${sidecar.url}/t`, {
+      method: 'OPTIONS',
+      headers: { Origin: 'https://cms.example.org', 'Access-Control-Request-Method': 'GET', Cookie: 'sid=alice', 'X-Request-Id': ids[0]! },
+    });
     await get(`${sidecar.url}/t`, { Cookie: 'sid=alice', 'X-Request-Id': ids[1]! });
     await get(`${sidecar.url}/t`, { 'X-CSRF': '1', Cookie: 'sid=secret-session-value', 'X-Request-Id': ids[2]! });
-    const token = (await json(await get(`${sidecar.url}/t`, { 'X-CSRF': '1', Cookie: 'sid=alice', 'X-Request-Id': ids[3]! }))).access_token as string;
+    const token = (await json(await get(`${sidecar.url}/t`, { 'X-CSRF': '1', Cookie: 'sid=alice', 'X-Request-Id': ids[3]! })))
+      .access_token as string;
     const refusals = await loggedLines(sidecar, (l) => l.event === 'refused' && ids.includes(l.requestId as string), 3);
     assert.deepStrictEqual(
       refusals.map((l) => [l.level, l.reason, l.status, l.method, l.origin]),
@@ -219,7 +240,7 @@ describe('bioid-broker serve, failures and shutdown', () => {
 });
 
 describe('bioid-broker serve, RFC 8693 variant (BIOID_TOKEN_EXCHANGE=true)', () => {
-  it('the subject token comes from the session check\'s { subject_token }; each user gets their own token; check rule 12 passes', async () => {
+  it("the subject token comes from the session check's { subject_token }; each user gets their own token; check rule 12 passes", async () => {
     const subjectTokens = new Map([
       ['alice', await idp.userToken('alice')],
       ['bob', await idp.userToken('bob')],
@@ -233,13 +254,30 @@ describe('bioid-broker serve, RFC 8693 variant (BIOID_TOKEN_EXCHANGE=true)', () 
       const carol = await get(`${sidecar.url}/t`, { 'X-CSRF': '1', Cookie: 'sid=carol' });
       assert.strictEqual(carol.status, 401);
       assert.strictEqual((await json(carol)).reason, 'no-subject-token');
-      const run = await runBin(['check', `${sidecar.url}/t`, '--cookie', 'sid=alice', '--second-cookie', 'sid=bob', '--origin', APP_ORIGIN]);
+      const run = await runBin([
+        'check',
+        `${sidecar.url}/t`,
+        '--cookie',
+        'sid=alice',
+        '--second-cookie',
+        'sid=bob',
+        '--origin',
+        APP_ORIGIN,
+      ]);
       assert.strictEqual(run.status, 0, run.stdout);
       assert.match(run.stdout, /pass {2}rule 12 /);
       // The same two sessions, the ways no other user of the machine can read: stdin, then environment.
-      const piped = await runBin(['check', `${sidecar.url}/t`, '--cookie', '-', '--second-cookie', '-', '--origin', APP_ORIGIN], {}, 40_000, 'sid=alice\nsid=bob\n');
+      const piped = await runBin(
+        ['check', `${sidecar.url}/t`, '--cookie', '-', '--second-cookie', '-', '--origin', APP_ORIGIN],
+        {},
+        40_000,
+        'sid=alice\nsid=bob\n',
+      );
       assert.match(piped.stdout, /pass {2}rule 12 /);
-      const fromEnv = await runBin(['check', `${sidecar.url}/t`, '--origin', APP_ORIGIN], { BIOID_CHECK_COOKIE: 'sid=alice', BIOID_CHECK_SECOND_COOKIE: 'sid=bob' });
+      const fromEnv = await runBin(['check', `${sidecar.url}/t`, '--origin', APP_ORIGIN], {
+        BIOID_CHECK_COOKIE: 'sid=alice',
+        BIOID_CHECK_SECOND_COOKIE: 'sid=bob',
+      });
       assert.match(fromEnv.stdout, /pass {2}rule 12 /);
       for (const token of subjectTokens.values()) assert.notInclude(sidecar.output(), token);
     } finally {

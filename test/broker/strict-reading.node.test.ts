@@ -37,7 +37,14 @@ describe('reference broker, strict reading (spec 5.5, 8)', () => {
 
   it('spec 5.5: a network failure whose text quotes the client secret never reaches the log', async () => {
     const log = captureLog();
-    const broker = createTokenBroker({ issuerUrl: IDP, realm: 'acme', ...CLIENT, authorize: () => true, logger: log.logger, fetchImpl: quotingFetch(CLIENT.clientSecret) });
+    const broker = createTokenBroker({
+      issuerUrl: IDP,
+      realm: 'acme',
+      ...CLIENT,
+      authorize: () => true,
+      logger: log.logger,
+      fetchImpl: quotingFetch(CLIENT.clientSecret),
+    });
     assert.strictEqual((await broker(brokerRequest())).status, 502);
     assert.match(log.text(), /Could not reach the identity provider/);
     assert.notInclude(log.text(), CLIENT.clientSecret);

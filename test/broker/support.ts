@@ -112,7 +112,9 @@ export async function startMiddlewareStub(idp: RunningIdp): Promise<MiddlewareSt
     let sub: string | undefined;
     try {
       if (!bearer) throw new Error('no bearer');
-      ({ payload: { sub } } = await jwtVerify(bearer, jwks, { issuer: idp.issuer, audience: idp.audience }));
+      ({
+        payload: { sub },
+      } = await jwtVerify(bearer, jwks, { issuer: idp.issuer, audience: idp.audience }));
     } catch {
       calls.push({ path, authorized: false, integratorId });
       res.writeHead(401, { 'Content-Type': 'application/json' }).end(JSON.stringify({ error: 'unauthorized' }));
@@ -121,9 +123,9 @@ export async function startMiddlewareStub(idp: RunningIdp): Promise<MiddlewareSt
     const body = text ? (JSON.parse(text) as Record<string, unknown>) : undefined;
     calls.push({ path, authorized: true, sub, integratorId, body });
     if (req.method === 'POST' && path === '/orchestrator/verify') {
-      res.writeHead(200, { 'Content-Type': 'application/json' }).end(
-        JSON.stringify({ subjectId: body?.subjectId, match: true, score: 0.97, verificationId: `v-${calls.length}` }),
-      );
+      res
+        .writeHead(200, { 'Content-Type': 'application/json' })
+        .end(JSON.stringify({ subjectId: body?.subjectId, match: true, score: 0.97, verificationId: `v-${calls.length}` }));
       return;
     }
     res.writeHead(404, { 'Content-Type': 'application/json' }).end(JSON.stringify({ error: 'not_found' }));

@@ -19,7 +19,10 @@ const never = () => new Promise<never>(() => {});
 function withEvents(overrides: Partial<TokenBrokerOptions>) {
   const events: BrokerEvent[] = [];
   // The store's own events; request and exchange events are tested in test/broker/events.node.test.ts.
-  const { broker, log } = brokerAgainst(idp, { onEvent: (event) => void (event.type === 'store-error' && events.push(event)), ...overrides });
+  const { broker, log } = brokerAgainst(idp, {
+    onEvent: (event) => void (event.type === 'store-error' && events.push(event)),
+    ...overrides,
+  });
   return { broker, log, events };
 }
 
@@ -98,7 +101,12 @@ describe('shared token store: fail-open', () => {
 
   it('a listener that throws or rejects changes no answer', async () => {
     const store: TokenStore = { ...memoryTokenStore(), get: () => Promise.reject(new Error('down')) };
-    for (const onEvent of [() => { throw new Error('listener bug'); }, () => Promise.reject(new Error('async listener bug'))]) {
+    for (const onEvent of [
+      () => {
+        throw new Error('listener bug');
+      },
+      () => Promise.reject(new Error('async listener bug')),
+    ]) {
       const { broker } = brokerAgainst(idp, { store, onEvent: onEvent as () => void });
       assert.strictEqual((await broker(brokerRequest())).status, 200);
     }
@@ -106,7 +114,14 @@ describe('shared token store: fail-open', () => {
 
   it('store must be a TokenStore: anything else is a configuration error naming it', () => {
     assert.throws(
-      () => createTokenBroker({ issuerUrl: idp.baseUrl, realm: idp.realm, ...CLIENT, authorize: () => true, store: { get: () => undefined } as unknown as TokenStore }),
+      () =>
+        createTokenBroker({
+          issuerUrl: idp.baseUrl,
+          realm: idp.realm,
+          ...CLIENT,
+          authorize: () => true,
+          store: { get: () => undefined } as unknown as TokenStore,
+        }),
       /createTokenBroker: store must be a TokenStore/,
     );
   });

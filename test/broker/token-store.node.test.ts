@@ -53,10 +53,16 @@ async function instance(overrides: Partial<TokenBrokerOptions> = {}, encryptionK
   // The counting tests must not fail open because a shared 2-core test machine stalled for a moment; the
   // outage test uses the default bound.
   // The store's own events; request and exchange events are tested in test/broker/events.node.test.ts.
-  const { broker, log } = brokerAgainst(idp, { store, storeTimeoutMs: 5000, onEvent: (event) => void (event.type === 'store-error' && events.push(event)), ...overrides });
+  const { broker, log } = brokerAgainst(idp, {
+    store,
+    storeTimeoutMs: 5000,
+    onEvent: (event) => void (event.type === 'store-error' && events.push(event)),
+    ...overrides,
+  });
   return { broker, log, client, events, store };
 }
-const exchangeInstance = (overrides: Partial<TokenBrokerOptions> = {}) => instance({ tokenExchange: { subjectToken: fromHeader }, ...overrides });
+const exchangeInstance = (overrides: Partial<TokenBrokerOptions> = {}) =>
+  instance({ tokenExchange: { subjectToken: fromHeader }, ...overrides });
 
 async function tokenOf(response: Response): Promise<string> {
   assert.strictEqual(response.status, 200);
@@ -105,7 +111,7 @@ describe('shared token store: brokers on several instances share one Redis', () 
     assert.strictEqual(idp.tokenRequests - before, users.length, 'one exchange per user across both instances');
     for (const [i, [fromA, fromB]] of pairs.entries()) {
       assert.strictEqual(fromA, fromB, `${users[i]} gets the same token from both instances`);
-      assert.strictEqual((await verifyMiddlewareToken(idp, fromA!)).sub, users[i], 'never another user\'s token');
+      assert.strictEqual((await verifyMiddlewareToken(idp, fromA!)).sub, users[i], "never another user's token");
     }
   });
 
@@ -184,7 +190,12 @@ describe('shared token store: brokers on several instances share one Redis', () 
     const aStore = redisTokenStore({ client: aClient, encryptionKey: KEY });
     const unreadable: TokenStore = { ...aStore, get: () => Promise.reject(new Error('connection reset')) };
     const aEvents: BrokerEvent[] = [];
-    const a = brokerAgainst(idp, { store: unreadable, fetchImpl, tokenExchange: { subjectToken: fromHeader }, onEvent: (e) => void (e.type === 'store-error' && aEvents.push(e)) });
+    const a = brokerAgainst(idp, {
+      store: unreadable,
+      fetchImpl,
+      tokenExchange: { subjectToken: fromHeader },
+      onEvent: (e) => void (e.type === 'store-error' && aEvents.push(e)),
+    });
     assert.strictEqual((await a.broker(asUser(alice))).status, 502);
     assert.deepStrictEqual(aEvents, [{ type: 'store-error', operation: 'get', kind: 'error' }]);
     assert.deepStrictEqual(await scan(), [], 'her entry is gone from the store');
@@ -203,10 +214,14 @@ describe('shared token store: brokers on several instances share one Redis', () 
     const replaced = await tokenOf(await b.broker(brokerRequest({ headers: { 'X-Refused-Token': refused } })));
     assert.notStrictEqual(replaced, first);
     const c = await instance();
-    assert.strictEqual(await tokenOf(await c.broker(brokerRequest())), replaced, 'a new instance reads the replacement, not the refused token');
+    assert.strictEqual(
+      await tokenOf(await c.broker(brokerRequest())),
+      replaced,
+      'a new instance reads the replacement, not the refused token',
+    );
   });
 
-  it('when a user\'s subject token changes, the entry of the earlier one is dropped from the store too', async () => {
+  it("when a user's subject token changes, the entry of the earlier one is dropped from the store too", async () => {
     const a = await exchangeInstance();
     const first = await idp.userToken('changing-alice');
     await tokenOf(await a.broker(asUser(first)));
@@ -216,7 +231,7 @@ describe('shared token store: brokers on several instances share one Redis', () 
     await tokenOf(await a.broker(asUser(second)));
     const deadline = Date.now() + 2000;
     while ((await scan()).length !== 1) {
-      if (Date.now() > deadline) assert.fail('the earlier subject token\'s entry is still in the store');
+      if (Date.now() > deadline) assert.fail("the earlier subject token's entry is still in the store");
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     // Instance B, shown the earlier subject token, asks the IdP again instead of serving the stored token.
@@ -232,14 +247,17 @@ describe('shared token store: brokers on several instances share one Redis', () 
     const server = await startServer(toNodeHandler(broker));
     try {
       const results = await checkBroker(`${server.url}/token`, { cookie: 'sid=alice', origin: APP_ORIGIN });
-      assert.deepStrictEqual(results.filter((r) => r.status === 'fail').map((r) => `${r.rule}: ${r.notes.join('; ')}`), []);
+      assert.deepStrictEqual(
+        results.filter((r) => r.status === 'fail').map((r) => `${r.rule}: ${r.notes.join('; ')}`),
+        [],
+      );
       assert.isAbove((await scan()).length, 0, 'the token went through the store');
     } finally {
       await server.close();
     }
   });
 
-  it('a value copied under another key does not decrypt: one user\'s stored token never serves another', async () => {
+  it("a value copied under another key does not decrypt: one user's stored token never serves another", async () => {
     const a = await exchangeInstance();
     const alice = await idp.userToken('copy-alice');
     const bob = await idp.userToken('copy-bob');
@@ -278,9 +296,17 @@ describe('shared token store: brokers on several instances share one Redis', () 
     await rotated.set('after rotation', 'v2', 60_000);
     assert.strictEqual(await old.get('after rotation'), undefined, 'the old key alone does not read what the new one wrote');
     assert.strictEqual(await redisTokenStore({ client: admin, encryptionKey: NEW_KEY }).get('after rotation'), 'v2');
-    assert.strictEqual(await redisTokenStore({ client: admin, encryptionKey: `${NEW_KEY},${KEY}` }).get('before rotation'), 'v1', 'a comma-separated list too');
+    assert.strictEqual(
+      await redisTokenStore({ client: admin, encryptionKey: `${NEW_KEY},${KEY}` }).get('before rotation'),
+      'v1',
+      'a comma-separated list too',
+    );
     const other = randomBytes(32).toString('base64');
-    assert.strictEqual(await redisTokenStore({ client: admin, encryptionKey: other }).get('before rotation'), undefined, 'another key reads nothing');
+    assert.strictEqual(
+      await redisTokenStore({ client: admin, encryptionKey: other }).get('before rotation'),
+      undefined,
+      'another key reads nothing',
+    );
 
     // Brokers: an instance already rotated serves what an instance on the old key stored.
     await admin.flushAll();
@@ -305,7 +331,10 @@ describe('shared token store: brokers on several instances share one Redis', () 
       BIOID_TOKEN_STORE_KEY: KEY,
     };
     const lines: string[] = [];
-    const connections = async () => String(await admin.sendCommand(['CLIENT', 'LIST'])).split('\n').filter(Boolean).length;
+    const connections = async () =>
+      String(await admin.sendCommand(['CLIENT', 'LIST']))
+        .split('\n')
+        .filter(Boolean).length;
     const already = await connections();
     const one = await serve({ env, write: (line) => void lines.push(line) });
     const two = await serve({ env, write: (line) => void lines.push(line) });
@@ -396,17 +425,23 @@ describe('shared token store: configuration errors name what to fix', () => {
   it('the URL must be redis://, rediss:// or unix://', () => {
     const message = errorOf(() => tokenStoreFromEnv({ BIOID_TOKEN_STORE_URL: 'http://cache:6379', BIOID_TOKEN_STORE_KEY: KEY }));
     assert.match(message, /BIOID_TOKEN_STORE_URL must start with redis:\/\/, rediss:\/\/ or unix:\/\//);
-    assert.deepStrictEqual(tokenStoreFromEnv({ BIOID_TOKEN_STORE_URL: 'unix:///run/redis/redis.sock', BIOID_TOKEN_STORE_KEY: ` ${KEY} , ${NEW_KEY}` }), {
-      url: 'unix:///run/redis/redis.sock',
-      socketPath: '/run/redis/redis.sock',
-      encryptionKey: [KEY, NEW_KEY],
-    });
+    assert.deepStrictEqual(
+      tokenStoreFromEnv({ BIOID_TOKEN_STORE_URL: 'unix:///run/redis/redis.sock', BIOID_TOKEN_STORE_KEY: ` ${KEY} , ${NEW_KEY}` }),
+      {
+        url: 'unix:///run/redis/redis.sock',
+        socketPath: '/run/redis/redis.sock',
+        encryptionKey: [KEY, NEW_KEY],
+      },
+    );
     assert.strictEqual(tokenStoreFromEnv({}), undefined);
   });
 
   it('brokerOptionsFromEnv cannot connect by itself: with the variables set it asks for overrides.store, and takes it', () => {
     const env = { ...base, BIOID_TOKEN_STORE_URL: 'redis://cache:6379', BIOID_TOKEN_STORE_KEY: KEY };
-    assert.match(errorOf(() => brokerOptionsFromEnv(env, { authorize })), /pass overrides\.store = redisTokenStore/);
+    assert.match(
+      errorOf(() => brokerOptionsFromEnv(env, { authorize })),
+      /pass overrides\.store = redisTokenStore/,
+    );
     const store = redisTokenStore({ client: admin, encryptionKey: KEY });
     assert.strictEqual(brokerOptionsFromEnv(env, { authorize, store }).store, store);
   });
@@ -424,11 +459,20 @@ describe('shared token store: configuration errors name what to fix', () => {
   it('serve with a store URL but its redis dependency missing stops at start, saying to reinstall bioid-broker', async () => {
     const sessions = await startSessionCheck([]);
     try {
-      const env = { ...base, BIOID_SESSION_CHECK_URL: `${sessions.url}/session`, BIOID_PORT: '0', BIOID_TOKEN_STORE_URL: 'redis://127.0.0.1:1', BIOID_TOKEN_STORE_KEY: KEY };
+      const env = {
+        ...base,
+        BIOID_SESSION_CHECK_URL: `${sessions.url}/session`,
+        BIOID_PORT: '0',
+        BIOID_TOKEN_STORE_URL: 'redis://127.0.0.1:1',
+        BIOID_TOKEN_STORE_KEY: KEY,
+      };
       const missing = () => Promise.reject(Object.assign(new Error("Cannot find package 'redis'"), { code: 'ERR_MODULE_NOT_FOUND' }));
       let message = '';
       await serve({ env, write: () => {}, loadRedis: missing }).catch((error: Error) => (message = error.message));
-      assert.match(message, /BIOID_TOKEN_STORE_URL is set, but the redis package cannot be loaded: reinstall bioid-broker \(it depends on redis\)/);
+      assert.match(
+        message,
+        /BIOID_TOKEN_STORE_URL is set, but the redis package cannot be loaded: reinstall bioid-broker \(it depends on redis\)/,
+      );
     } finally {
       await sessions.close();
     }

@@ -26,7 +26,8 @@ const codeFiles = CODE_DIRS.flatMap(filesUnder);
 
 // A repository path as comments, titles and imports write it: a top-level folder of this repository
 // (after ./ or ../ for a relative one), then a file with an extension; inside another path it is not one. Template holes (`${…}`) and globs end the match, so only literal paths are checked.
-const CITED_PATH = /(?<![\w./-])((?:\.\.?\/)*(?:docs|src|test|bench|scripts|broker|simulator|demo|wordpress|api)\/[\w./-]*\w\.(?:md|ts|mts|mjs|js|json|php|png|css|html|yml))\b/g;
+const CITED_PATH =
+  /(?<![\w./-])((?:\.\.?\/)*(?:docs|src|test|bench|scripts|broker|simulator|demo|wordpress|api)\/[\w./-]*\w\.(?:md|ts|mts|mjs|js|json|php|png|css|html|yml))\b/g;
 
 describe('the codebase after a clone', () => {
   it('every repository path a comment or test title cites exists', () => {

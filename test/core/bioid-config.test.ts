@@ -5,8 +5,7 @@ import { fakeNetwork } from '../support/fake-network.js';
 
 const getToken = async () => 'token-1';
 const valid = { middlewareUrl: 'https://mw.example.com', auth: { type: 'tokenProvider' as const, getToken } };
-const configError = (field: RegExp) => (e: unknown) =>
-  e instanceof BioIDError && e.code === 'config' && field.test(e.message);
+const configError = (field: RegExp) => (e: unknown) => e instanceof BioIDError && e.code === 'config' && field.test(e.message);
 
 describe('BioID configuration (spec 2.1, 2.2)', () => {
   it('spec 2.1: middlewareUrl is required and must be an absolute http(s) URL', () => {
@@ -16,23 +15,44 @@ describe('BioID configuration (spec 2.1, 2.2)', () => {
   });
 
   it('middlewareUrl and issuerUrl must be https unless the host is loopback; a config error names the option', () => {
-    const idp = (issuerUrl: string) => ({ type: 'idpClientCredentials' as const, clientId: 'c', clientSecret: 's', issuerUrl, realm: 'r', dangerouslyAllowBrowser: true });
+    const idp = (issuerUrl: string) => ({
+      type: 'idpClientCredentials' as const,
+      clientId: 'c',
+      clientSecret: 's',
+      issuerUrl,
+      realm: 'r',
+      dangerouslyAllowBrowser: true,
+    });
     const https = configError(/must be an https URL/);
     throwsError(() => new BioID({ ...valid, middlewareUrl: 'http://mw.example.com' }), configError(/^middlewareUrl must be an https URL/));
     throwsError(() => new BioID({ ...valid, middlewareUrl: 'http://10.0.0.5:8080/api' }), https);
-    throwsError(() => new BioID({ ...valid, integratorId: 'acme', auth: idp('http://idp.example.com') }), configError(/^auth\.issuerUrl must be an https URL/));
-    throwsError(() => createFingerprintReader({ getToken: 't', middlewareUrl: 'http://mw.example.com' }), configError(/^createFingerprintReader: middlewareUrl must be an https URL/));
+    throwsError(
+      () => new BioID({ ...valid, integratorId: 'acme', auth: idp('http://idp.example.com') }),
+      configError(/^auth\.issuerUrl must be an https URL/),
+    );
+    throwsError(
+      () => createFingerprintReader({ getToken: 't', middlewareUrl: 'http://mw.example.com' }),
+      configError(/^createFingerprintReader: middlewareUrl must be an https URL/),
+    );
     // Tricks that are not loopback: a name that merely starts with it, an address outside 127.0.0.0/8.
     for (const host of ['localhost.evil.example', '127.0.0.1.nip.io', '128.0.0.1', '[::2]']) {
       throwsError(() => createFingerprintReader({ getToken: 't', middlewareUrl: `http://${host}/` }), https, host);
     }
     // Loopback, where nothing crosses a network: http is fine (development, the demo, a local gateway).
-    for (const url of ['http://localhost:18081', 'http://127.0.0.1:9000/api', 'http://127.8.9.10', 'http://[::1]:8080', 'http://LOCALHOST']) {
+    for (const url of [
+      'http://localhost:18081',
+      'http://127.0.0.1:9000/api',
+      'http://127.8.9.10',
+      'http://[::1]:8080',
+      'http://LOCALHOST',
+    ]) {
       assert.doesNotThrow(() => new BioID({ ...valid, middlewareUrl: url, integratorId: 'acme', auth: idp(url) }), url);
     }
     // Not for the local service (loopback http by nature, sent no token) nor the cookie call to the page's own broker.
     assert.doesNotThrow(() => new BioID({ ...valid, readerServiceUrl: 'http://ws-12.intranet:18065' }));
-    assert.doesNotThrow(() => createFingerprintReader({ getToken: 't', middlewareUrl: 'https://mw.example.com', localServiceUrl: 'http://ws-12.intranet:18065' }));
+    assert.doesNotThrow(() =>
+      createFingerprintReader({ getToken: 't', middlewareUrl: 'https://mw.example.com', localServiceUrl: 'http://ws-12.intranet:18065' }),
+    );
     assert.doesNotThrow(() => brokerTokenSource('http://intranet.example/bioid/token'));
     clearBrokerTokens();
   });
@@ -63,7 +83,11 @@ describe('BioID configuration (spec 2.1, 2.2)', () => {
   });
 
   it('spec 2.1: fetchImpl defaults to the global fetch, read at call time', async () => {
-    const net = fakeNetwork().on('GET', '/status', () => new Response('{"workstationId":"ws","devices":[{"deviceId":"d","connected":true}]}'));
+    const net = fakeNetwork().on(
+      'GET',
+      '/status',
+      () => new Response('{"workstationId":"ws","devices":[{"deviceId":"d","connected":true}]}'),
+    );
     const bio = new BioID(valid); // constructed before the global is replaced
     const original = globalThis.fetch;
     globalThis.fetch = net.fetch as typeof fetch;

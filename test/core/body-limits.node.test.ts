@@ -42,7 +42,11 @@ const reader = (extra: Record<string, unknown> = {}) =>
 async function assertCutOff(path: string, limit: number) {
   const record = await server.settled(path);
   assert.isTrue(record.hungUp, `the client hung up on ${path}`);
-  assert.isBelow(record.written, limit + SOCKET_BUFFERS, `${path}: ${(record.written / MiB).toFixed(1)} MiB written before the client hung up`);
+  assert.isBelow(
+    record.written,
+    limit + SOCKET_BUFFERS,
+    `${path}: ${(record.written / MiB).toFixed(1)} MiB written before the client hung up`,
+  );
 }
 
 describe('response bodies are capped (1 MiB; a test capture 8 MiB)', () => {
@@ -67,7 +71,10 @@ describe('response bodies are capped (1 MiB; a test capture 8 MiB)', () => {
     // The body is announced but never sent: a client that waited for it would run into the timeout.
     answers['/biometrics/alice'] = { contentLength: 2 * MiB, size: 0 };
     const started = performance.now();
-    await rejectsWith(reader(PIN).fetchEnrolled({ subjectId: 'alice' }), { code: 'bad-response', message: /biometrics\/alice answered with a body over the 1 MiB limit/ });
+    await rejectsWith(reader(PIN).fetchEnrolled({ subjectId: 'alice' }), {
+      code: 'bad-response',
+      message: /biometrics\/alice answered with a body over the 1 MiB limit/,
+    });
     assert.isBelow(performance.now() - started, 5_000, 'refused on the header, long before the 10 s timeout');
   });
 
@@ -87,7 +94,10 @@ describe('response bodies are capped (1 MiB; a test capture 8 MiB)', () => {
       ...PIN,
       auth: { type: 'idpClientCredentials', clientId: 'c', clientSecret: 'very-secret-value', issuerUrl: server.url, realm: 'r' },
     });
-    const error = await rejectsWith(bio.reader.search(), { code: 'bad-response', message: /identity provider at .*openid-connect\/token answered with a body over the 1 MiB limit/ });
+    const error = await rejectsWith(bio.reader.search(), {
+      code: 'bad-response',
+      message: /identity provider at .*openid-connect\/token answered with a body over the 1 MiB limit/,
+    });
     assert.notInclude(String((error as Error).stack), 'very-secret-value');
     await assertCutOff('/realms/r/protocol/openid-connect/token', MiB);
   });
@@ -109,7 +119,10 @@ describe('response bodies are capped (1 MiB; a test capture 8 MiB)', () => {
     assert.strictEqual(capture.image!.length, 'data:image/png;base64,'.length + 3 * MiB);
 
     answers['/test-capture'] = { prefix: opening, size: HUGE };
-    await rejectsWith(reader(PIN).testCapture(), { code: 'local-service', message: /test-capture answered with a body over the 8 MiB limit/ });
+    await rejectsWith(reader(PIN).testCapture(), {
+      code: 'local-service',
+      message: /test-capture answered with a body over the 8 MiB limit/,
+    });
     await assertCutOff('/test-capture', 8 * MiB);
   });
 

@@ -30,10 +30,12 @@ describe('brokerTokenSource (spec 4.1; docs/core.md)', () => {
     requests = [];
   });
 
-  const answer = (status: number, body: unknown, headers: Record<string, string> = {}): Route => (_req, res) => {
-    res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
-    res.end(typeof body === 'string' ? body : JSON.stringify(body));
-  };
+  const answer =
+    (status: number, body: unknown, headers: Record<string, string> = {}): Route =>
+    (_req, res) => {
+      res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
+      res.end(typeof body === 'string' ? body : JSON.stringify(body));
+    };
 
   it('GETs with X-CSRF: 1 and Accept: application/json, once per token lifetime for every caller', async () => {
     let issued = 0;
@@ -71,7 +73,11 @@ describe('brokerTokenSource (spec 4.1; docs/core.md)', () => {
   }
 
   for (const [what, reply, status] of [
-    ['a 404 page (a typo in the path, nothing mounted there)', answer(404, '<!doctype html><h1>Not found</h1>', { 'Content-Type': 'text/html' }), 'HTTP 404'],
+    [
+      'a 404 page (a typo in the path, nothing mounted there)',
+      answer(404, '<!doctype html><h1>Not found</h1>', { 'Content-Type': 'text/html' }),
+      'HTTP 404',
+    ],
     ['a 404 in JSON', answer(404, { error: 'not_found' }), 'HTTP 404'],
     ['405 (a route for another method)', answer(405, ''), 'HTTP 405'],
     ['a 200 that is not JSON (a static file)', answer(200, 'hello', { 'Content-Type': 'text/plain' }), 'HTTP 200, not JSON'],
@@ -94,7 +100,7 @@ describe('brokerTokenSource (spec 4.1; docs/core.md)', () => {
     assert.strictEqual(await brokerTokenSource(`${base}/token`).get(), 'back');
   });
 
-  it('spec 5.3: as a reader\'s getToken, a 401 from the middleware gets a fresh broker token, then one retry', async () => {
+  it("spec 5.3: as a reader's getToken, a 401 from the middleware gets a fresh broker token, then one retry", async () => {
     let issued = 0;
     const seen: string[] = [];
     route = (req, res) => {
@@ -102,15 +108,27 @@ describe('brokerTokenSource (spec 4.1; docs/core.md)', () => {
       seen.push(String(req.headers.authorization));
       return seen.length === 1 ? answer(401, { error: 'expired' })(req, res) : answer(200, { candidates: [] })(req, res);
     };
-    const reader = createFingerprintReader({ middlewareUrl: base, getToken: brokerTokenSource(`${base}/token`), workstationId: 'w', deviceId: 'd' });
+    const reader = createFingerprintReader({
+      middlewareUrl: base,
+      getToken: brokerTokenSource(`${base}/token`),
+      workstationId: 'w',
+      deviceId: 'd',
+    });
     await reader.search();
     assert.deepStrictEqual(seen, ['Bearer tok-1', 'Bearer tok-2']);
   });
 
   it('BioID takes it as auth.getToken', async () => {
     route = (req, res) =>
-      req.url === '/token' ? answer(200, { access_token: 'tok-b', expires_in: 300 })(req, res) : answer(200, { match: true, verificationId: 'v' })(req, res);
-    const bio = new BioID({ middlewareUrl: base, auth: { type: 'tokenProvider', getToken: brokerTokenSource(`${base}/token`) }, workstationId: 'w', deviceId: 'd' });
+      req.url === '/token'
+        ? answer(200, { access_token: 'tok-b', expires_in: 300 })(req, res)
+        : answer(200, { match: true, verificationId: 'v' })(req, res);
+    const bio = new BioID({
+      middlewareUrl: base,
+      auth: { type: 'tokenProvider', getToken: brokerTokenSource(`${base}/token`) },
+      workstationId: 'w',
+      deviceId: 'd',
+    });
     assert.deepStrictEqual(await bio.reader.verify({ subjectId: 'alice' }), { match: true, verificationId: 'v' });
   });
 
@@ -123,12 +141,20 @@ describe('brokerTokenSource (spec 4.1; docs/core.md)', () => {
     const elsewhere = `http://127.0.0.1:${(other.address() as { port: number }).port}`;
     try {
       route = (req, res) =>
-        req.url === '/token' ? answer(200, { access_token: 'tok-bound', expires_in: 300, middleware_url: base })(req, res) : answer(200, { candidates: [] })(req, res);
+        req.url === '/token'
+          ? answer(200, { access_token: 'tok-bound', expires_in: 300, middleware_url: base })(req, res)
+          : answer(200, { candidates: [] })(req, res);
       const tokens = brokerTokenSource(`${base}/token`);
       const pinned = { workstationId: 'w', deviceId: 'd' };
       const attacker = createFingerprintReader({ middlewareUrl: elsewhere, getToken: tokens, ...pinned });
-      await rejectsWith(attacker.search(), { code: 'config', message: /is for the middleware at http:\/\/127\.0\.0\.1:\d+, not http:\/\/127\.0\.0\.1:\d+: nothing was sent/ });
-      assert.isFalse(requests.some((r) => r.headers.host === new URL(elsewhere).host), 'nothing reached the other origin');
+      await rejectsWith(attacker.search(), {
+        code: 'config',
+        message: /is for the middleware at http:\/\/127\.0\.0\.1:\d+, not http:\/\/127\.0\.0\.1:\d+: nothing was sent/,
+      });
+      assert.isFalse(
+        requests.some((r) => r.headers.host === new URL(elsewhere).host),
+        'nothing reached the other origin',
+      );
       const own = createFingerprintReader({ middlewareUrl: base, getToken: tokens, ...pinned });
       assert.deepStrictEqual(await own.search(), { candidates: [] });
     } finally {
@@ -138,7 +164,9 @@ describe('brokerTokenSource (spec 4.1; docs/core.md)', () => {
 
   it('a broker that names no middleware binds its token to the first middleware origin it is sent to', async () => {
     route = (req, res) =>
-      req.url === '/token' ? answer(200, { access_token: 'tok-first', expires_in: 300 })(req, res) : answer(200, { candidates: [] })(req, res);
+      req.url === '/token'
+        ? answer(200, { access_token: 'tok-first', expires_in: 300 })(req, res)
+        : answer(200, { candidates: [] })(req, res);
     const tokens = brokerTokenSource(`${base}/token`);
     const pinned = { workstationId: 'w', deviceId: 'd' };
     await createFingerprintReader({ middlewareUrl: base, getToken: tokens, ...pinned }).search();
@@ -164,7 +192,11 @@ describe('brokerTokenSource (spec 4.1; docs/core.md)', () => {
       `HTTP://127.0.0.1:${port}/token`,
     ];
     for (const spelling of spellings) {
-      const moved = createFingerprintReader({ middlewareUrl: 'https://attacker.example', getToken: brokerTokenSource(spelling), ...pinned });
+      const moved = createFingerprintReader({
+        middlewareUrl: 'https://attacker.example',
+        getToken: brokerTokenSource(spelling),
+        ...pinned,
+      });
       await rejectsWith(moved.search(), { code: 'config', message: /, not https:\/\/attacker\.example: nothing was sent/ });
     }
   });
@@ -174,7 +206,10 @@ describe('brokerTokenSource (spec 4.1; docs/core.md)', () => {
     const first = brokerTokenSource('https://broker.example/token');
     first.bind!('t', 'https://mw.example');
     for (const spelling of ['https://BROKER.example:443/token', 'https://broker.example./token', 'https://broker.example/token/?q']) {
-      assert.throws(() => brokerTokenSource(spelling).bind!('t', 'https://attacker.example'), /is for the middleware at https:\/\/mw\.example, not https:\/\/attacker\.example/);
+      assert.throws(
+        () => brokerTokenSource(spelling).bind!('t', 'https://attacker.example'),
+        /is for the middleware at https:\/\/mw\.example, not https:\/\/attacker\.example/,
+      );
     }
   });
 

@@ -8,7 +8,13 @@ describe('many operations at once on one reader', () => {
     process.on('warning', onWarning);
     try {
       const fetchImpl = async () => Response.json({ candidates: [], searchId: 's' });
-      const reader = createFingerprintReader({ getToken: 't', middlewareUrl: 'https://mw.example.com', workstationId: 'w', deviceId: 'd', fetchImpl });
+      const reader = createFingerprintReader({
+        getToken: 't',
+        middlewareUrl: 'https://mw.example.com',
+        workstationId: 'w',
+        deviceId: 'd',
+        fetchImpl,
+      });
       const results = await Promise.all(Array.from({ length: 30 }, () => reader.search()));
       assert.strictEqual(results.length, 30);
       await new Promise((resolve) => setImmediate(resolve)); // warnings are emitted on the next tick

@@ -34,7 +34,11 @@ function bioOver(answer: Handler, extra: Record<string, unknown> = {}) {
 }
 
 const rejectedFor = (why: RegExp) => (e: unknown) =>
-  e instanceof BioIDError && e.code === 'verification-rejected' && e.retryable === false && why.test(e.message) && !e.message.includes(TOKEN);
+  e instanceof BioIDError &&
+  e.code === 'verification-rejected' &&
+  e.retryable === false &&
+  why.test(e.message) &&
+  !e.message.includes(TOKEN);
 
 describe('confirmVerification (docs/wire-contract.md: confirming a verification)', () => {
   let clock: FakeClock;
@@ -67,7 +71,10 @@ describe('confirmVerification (docs/wire-contract.md: confirming a verification)
     const { bio, net, tokensIssued } = bioOver(() => json(record()));
     net.on('GET', AT, (_call, index) => (index === 0 ? json({ error: 'invalid_token' }, 401) : json(record())));
     assert.strictEqual((await bio.confirmVerification(ID, { subjectId: 'alice' })).match, true);
-    assert.deepStrictEqual(net.calls.map((c) => c.headers.get('authorization')), [`Bearer ${TOKEN}-1`, `Bearer ${TOKEN}-2`]);
+    assert.deepStrictEqual(
+      net.calls.map((c) => c.headers.get('authorization')),
+      [`Bearer ${TOKEN}-1`, `Bearer ${TOKEN}-2`],
+    );
     assert.strictEqual(tokensIssued(), 2);
   });
 
@@ -87,7 +94,11 @@ describe('confirmVerification (docs/wire-contract.md: confirming a verification)
   it('docs/wire-contract.md: a verification of another subject is rejected, without naming that subject', async () => {
     for (const subjectId of ['mallory', 'Alice', 'alice ', undefined]) {
       const { bio } = bioOver(() => json(record(1_000, { subjectId })));
-      const error = await rejectsWith(bio.confirmVerification(ID, { subjectId: 'alice' }), rejectedFor(/another subject/), String(subjectId));
+      const error = await rejectsWith(
+        bio.confirmVerification(ID, { subjectId: 'alice' }),
+        rejectedFor(/another subject/),
+        String(subjectId),
+      );
       assert.notInclude((error as Error).message, 'mallory');
     }
   });
@@ -130,10 +141,17 @@ describe('confirmVerification (docs/wire-contract.md: confirming a verification)
     const local = now.slice(0, -1); // no zone: Date.parse would read it as local time
     for (const createdAt of [undefined, null, Date.now(), '', 'yesterday', '1', local, now.slice(0, 10), 'xT10:00Z']) {
       const { bio } = bioOver(() => json(record(0, { createdAt })));
-      await rejectsWith(bio.confirmVerification(ID, { subjectId: 'alice' }), rejectedFor(/createdAt is not an ISO 8601 time with a zone/), String(createdAt));
+      await rejectsWith(
+        bio.confirmVerification(ID, { subjectId: 'alice' }),
+        rejectedFor(/createdAt is not an ISO 8601 time with a zone/),
+        String(createdAt),
+      );
     }
     const offset = new Date(Date.now() + 2 * 3_600_000).toISOString().replace('Z', '+02:00');
-    assert.strictEqual((await bioOver(() => json(record(0, { createdAt: offset }))).bio.confirmVerification(ID, { subjectId: 'alice' })).match, true);
+    assert.strictEqual(
+      (await bioOver(() => json(record(0, { createdAt: offset }))).bio.confirmVerification(ID, { subjectId: 'alice' })).match,
+      true,
+    );
   });
 
   it('an id that cannot be one (empty, "." or "..", over 256 characters, not a string) is rejected and nothing is sent', async () => {
@@ -148,7 +166,7 @@ describe('confirmVerification (docs/wire-contract.md: confirming a verification)
     assert.strictEqual((await bio.confirmVerification(longest, { subjectId: 'alice' })).verificationId, longest);
   });
 
-  it('the integrator\'s own mistakes are config errors naming the field, and nothing is sent', async () => {
+  it("the integrator's own mistakes are config errors naming the field, and nothing is sent", async () => {
     const cases: Array<[unknown, RegExp]> = [
       [undefined, /confirmVerification options must be an object/],
       [{}, /confirmVerification: subjectId is required/],
@@ -160,7 +178,11 @@ describe('confirmVerification (docs/wire-contract.md: confirming a verification)
     ];
     for (const [options, message] of cases) {
       const { bio, net } = bioOver(() => json(record()));
-      await rejectsWith(bio.confirmVerification(ID, options as { subjectId: string }), { code: 'config', message }, JSON.stringify(options));
+      await rejectsWith(
+        bio.confirmVerification(ID, options as { subjectId: string }),
+        { code: 'config', message },
+        JSON.stringify(options),
+      );
       assert.strictEqual(net.calls.length, 0);
     }
   });

@@ -15,14 +15,23 @@ describe('discovery through the local hardware service (spec 4.3, 9.2)', () => {
     assert.strictEqual(reader.pinned, false);
     assert.deepStrictEqual(await reader.target(), { workstationId: 'ws-7', deviceId: 'dev-1' });
     await reader.verify({ subjectId: 'alice' });
-    assert.deepStrictEqual(net.callsTo(`${MW}/orchestrator/verify`)[0]!.body, { workstationId: 'ws-7', deviceId: 'dev-1', subjectId: 'alice' });
+    assert.deepStrictEqual(net.callsTo(`${MW}/orchestrator/verify`)[0]!.body, {
+      workstationId: 'ws-7',
+      deviceId: 'dev-1',
+      subjectId: 'alice',
+    });
   });
 
   it('spec 2.1: the local service defaults to http://localhost:18065; readerServiceUrl changes it for bio.reader', async () => {
     const net = standardNetwork().on('GET', 'http://127.0.0.1:9999/status', () => json({ ...STATUS, workstationId: 'other' }));
     const bio = new BioID({ middlewareUrl: MW, fetchImpl: net.fetch, auth: { type: 'tokenProvider', getToken: async () => 't' } });
     assert.strictEqual((await bio.reader.target()).workstationId, 'ws-7');
-    const moved = new BioID({ middlewareUrl: MW, fetchImpl: net.fetch, readerServiceUrl: 'http://127.0.0.1:9999', auth: { type: 'tokenProvider', getToken: async () => 't' } });
+    const moved = new BioID({
+      middlewareUrl: MW,
+      fetchImpl: net.fetch,
+      readerServiceUrl: 'http://127.0.0.1:9999',
+      auth: { type: 'tokenProvider', getToken: async () => 't' },
+    });
     assert.strictEqual((await moved.reader.target()).workstationId, 'other');
     assert.strictEqual(net.calls[0]!.url, `${LOCAL}/status`);
   });
@@ -43,8 +52,13 @@ describe('discovery through the local hardware service (spec 4.3, 9.2)', () => {
   });
 
   it('no connected device is its own error', async () => {
-    const net = standardNetwork().on('GET', `${LOCAL}/status`, () => json({ workstationId: 'ws-7', devices: [{ deviceId: 'd', connected: false }] }));
-    await rejectsWith(readerOver(net).reader.enroll({ subjectId: 'alice' }), code('no-device', /No fingerprint reader is connected to workstation ws-7/));
+    const net = standardNetwork().on('GET', `${LOCAL}/status`, () =>
+      json({ workstationId: 'ws-7', devices: [{ deviceId: 'd', connected: false }] }),
+    );
+    await rejectsWith(
+      readerOver(net).reader.enroll({ subjectId: 'alice' }),
+      code('no-device', /No fingerprint reader is connected to workstation ws-7/),
+    );
   });
 
   it('malformed /status payloads are clear local-service errors', async () => {
@@ -70,7 +84,9 @@ describe('discovery through the local hardware service (spec 4.3, 9.2)', () => {
     const result = await readerOver(net).reader.testCapture();
     assert.deepStrictEqual(result, { deviceId: 'dev-1', quality: 87, image: 'data:image/png;base64,AAAA' });
     assert.deepStrictEqual(net.callsTo(`${LOCAL}/test-capture`)[0]!.body, { deviceId: 'dev-1' });
-    const bad = standardNetwork().on('POST', `${LOCAL}/test-capture`, () => json({ deviceId: 'dev-1', quality: 5, image: 'javascript:alert(1)' }));
+    const bad = standardNetwork().on('POST', `${LOCAL}/test-capture`, () =>
+      json({ deviceId: 'dev-1', quality: 5, image: 'javascript:alert(1)' }),
+    );
     await rejectsWith(readerOver(bad).reader.testCapture(), code('local-service', /image must be a data:image/));
   });
 
@@ -117,17 +133,28 @@ describe('dispatch pinning (spec 9)', () => {
 
   it('spec 9.4: half a pin throws TypeError from createFingerprintReader itself', () => {
     for (const half of [{ workstationId: 'ws' }, { deviceId: 'dev' }]) {
-      throwsError(() => createFingerprintReader({ middlewareUrl: MW, getToken: 't', ...half }), (e: unknown) => e instanceof TypeError && !(e instanceof BioIDError) && /workstationId and deviceId/.test((e as Error).message));
+      throwsError(
+        () => createFingerprintReader({ middlewareUrl: MW, getToken: 't', ...half }),
+        (e: unknown) => e instanceof TypeError && !(e instanceof BioIDError) && /workstationId and deviceId/.test((e as Error).message),
+      );
     }
   });
 
   it('spec 9.4: half a pin on a BioID instance throws the same TypeError', () => {
-    assert.throws(() => new BioID({ middlewareUrl: MW, workstationId: 'ws', auth: { type: 'tokenProvider', getToken: async () => 't' } }), TypeError);
+    assert.throws(
+      () => new BioID({ middlewareUrl: MW, workstationId: 'ws', auth: { type: 'tokenProvider', getToken: async () => 't' } }),
+      TypeError,
+    );
   });
 
   it('spec 9.5: pinning is not a no-hardware mode: an offline pinned workstation is the 503 error', async () => {
-    const net = standardNetwork().on('POST', `${MW}/orchestrator/enroll`, () => json({ error: 'workstation_offline', message: 'Target workstation is not currently live.' }, 503));
-    await rejectsWith(readerOver(net, { workstationId: 'ws-off', deviceId: 'd' }).reader.enroll({ subjectId: 'a' }), code('workstation-offline'));
+    const net = standardNetwork().on('POST', `${MW}/orchestrator/enroll`, () =>
+      json({ error: 'workstation_offline', message: 'Target workstation is not currently live.' }, 503),
+    );
+    await rejectsWith(
+      readerOver(net, { workstationId: 'ws-off', deviceId: 'd' }).reader.enroll({ subjectId: 'a' }),
+      code('workstation-offline'),
+    );
   });
 });
 
@@ -135,7 +162,10 @@ describe('reader configuration (spec 2.3)', () => {
   it('spec 2.3: getToken and middlewareUrl are required, errors name the field', () => {
     throwsError(() => createFingerprintReader({ middlewareUrl: MW } as never), code('config', /getToken is required/));
     throwsError(() => createFingerprintReader({ getToken: 't' } as never), code('config', /middlewareUrl is required/));
-    throwsError(() => createFingerprintReader({ getToken: 't', middlewareUrl: MW, localServiceUrl: 'localhost:18065' }), code('config', /localServiceUrl/));
+    throwsError(
+      () => createFingerprintReader({ getToken: 't', middlewareUrl: MW, localServiceUrl: 'localhost:18065' }),
+      code('config', /localServiceUrl/),
+    );
     throwsError(() => createFingerprintReader({ getToken: 't', middlewareUrl: MW, timeoutMs: -1 }), code('config', /timeoutMs/));
     throwsError(() => createFingerprintReader(null as never), code('config', /createFingerprintReader\(config\) must be an object/));
   });

@@ -69,7 +69,10 @@ describe('middleware faults on real sockets', () => {
   });
 
   it('a body cut short by the server is a network error, not a JSON crash', async () => {
-    await rejectsWith(readerAt('/short-body').search(), (e: unknown) => e instanceof BioIDError && ['network', 'bad-response'].includes(e.code));
+    await rejectsWith(
+      readerAt('/short-body').search(),
+      (e: unknown) => e instanceof BioIDError && ['network', 'bad-response'].includes(e.code),
+    );
   });
 
   it('an HTML error page from a proxy is a middleware error that says so', async () => {

@@ -8,8 +8,20 @@ import { fakeNetwork } from '../support/fake-network.js';
 import { LOCAL, MW } from '../support/sdk-fixtures.js';
 
 const KNOWN_CODES: BioIDErrorCode[] = [
-  'config', 'auth', 'unauthorized', 'forbidden', 'not-found', 'workstation-offline', 'middleware',
-  'bad-response', 'timeout', 'network', 'aborted', 'local-service-unreachable', 'no-device', 'local-service',
+  'config',
+  'auth',
+  'unauthorized',
+  'forbidden',
+  'not-found',
+  'workstation-offline',
+  'middleware',
+  'bad-response',
+  'timeout',
+  'network',
+  'aborted',
+  'local-service-unreachable',
+  'no-device',
+  'local-service',
 ];
 const SECRET = 'SECRETc0ffee';
 const TOKEN = 'eyJhbGciOiJub25lIn0.eyJzdWIiOiJmdXp6In0.TOKENc0ffee';
@@ -30,13 +42,32 @@ const anything = fc.oneof(
   fc.boolean(),
   fc.constant(null),
   fc.constant(undefined),
-  fc.constantFrom('https://mw.example.com', 'http://localhost:18065/', '', ' ', 'ftp://x', '/relative', 'https://u:p@h', 'https://h/?q=1', SECRET),
+  fc.constantFrom(
+    'https://mw.example.com',
+    'http://localhost:18065/',
+    '',
+    ' ',
+    'ftp://x',
+    '/relative',
+    'https://u:p@h',
+    'https://h/?q=1',
+    SECRET,
+  ),
   fc.func(fc.constant(Promise.resolve(TOKEN))),
   fc.object({ maxDepth: 1 }),
 );
 
 const authArb = fc.oneof(
-  fc.record({ type: fc.constant('tokenProvider'), getToken: fc.oneof(fc.constant(async () => TOKEN), anything) }, { requiredKeys: ['type'] }),
+  fc.record(
+    {
+      type: fc.constant('tokenProvider'),
+      getToken: fc.oneof(
+        fc.constant(async () => TOKEN),
+        anything,
+      ),
+    },
+    { requiredKeys: ['type'] },
+  ),
   fc.record(
     {
       type: fc.constant('idpClientCredentials'),
@@ -70,7 +101,11 @@ const configArb = fc.record(
 
 const readerConfigArb = fc.record(
   {
-    getToken: fc.oneof(fc.constant(TOKEN), fc.constant(async () => TOKEN), anything),
+    getToken: fc.oneof(
+      fc.constant(TOKEN),
+      fc.constant(async () => TOKEN),
+      anything,
+    ),
     middlewareUrl: fc.oneof(fc.constant(MW), anything),
     integratorId: anything,
     localServiceUrl: anything,
@@ -90,7 +125,10 @@ const bodyArb = fc.oneof(
   fc.string().map((s) => ({ body: `<!doctype html><p>${s}`, type: 'text/html' })),
   fc.json().map((j) => ({ body: j.slice(0, Math.max(0, j.length - 1)), type: 'application/json' })),
   fc.constantFrom(
-    { body: JSON.stringify({ candidates: [{ subjectId: '<img src=x onerror=alert(1)>', score: 1 }], searchId: 's' }), type: 'application/json' },
+    {
+      body: JSON.stringify({ candidates: [{ subjectId: '<img src=x onerror=alert(1)>', score: 1 }], searchId: 's' }),
+      type: 'application/json',
+    },
     { body: JSON.stringify({ error: 'x', message: `Bearer ${TOKEN}` }), type: 'application/json' },
     { body: JSON.stringify({ workstationId: 'w', devices: [{ deviceId: 'd', connected: true }] }), type: 'application/json' },
     { body: JSON.stringify({ subjectId: 'a', match: true, score: 1, verificationId: 'v' }), type: 'application/json' },
@@ -131,7 +169,13 @@ describe('fuzzing (fast-check)', function () {
   it('any middleware and local service answer gives a result or a BioIDError with a known code, never the token', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.record({ status: statusArb, reply: bodyArb, statusReply: bodyArb, statusCode: statusArb, op: fc.constantFrom('enroll', 'verify', 'search', 'fetchEnrolled', 'testCapture', 'target') }),
+        fc.record({
+          status: statusArb,
+          reply: bodyArb,
+          statusReply: bodyArb,
+          statusCode: statusArb,
+          op: fc.constantFrom('enroll', 'verify', 'search', 'fetchEnrolled', 'testCapture', 'target'),
+        }),
         async ({ status, reply, statusReply, statusCode, op }) => {
           const answer = (s: number, r: { body: string; type: string }) => () =>
             new Response([101, 204, 205, 304].includes(s) ? null : r.body, { status: s, headers: { 'content-type': r.type } });
@@ -169,7 +213,11 @@ describe('fuzzing (fast-check)', function () {
     await fc.assert(
       fc.asyncProperty(statusArb, bodyArb, async (status, reply) => {
         const net = fakeNetwork()
-          .on('POST', endpoint, () => new Response([204, 205, 304].includes(status) ? null : reply.body, { status, headers: { 'content-type': reply.type } }))
+          .on(
+            'POST',
+            endpoint,
+            () => new Response([204, 205, 304].includes(status) ? null : reply.body, { status, headers: { 'content-type': reply.type } }),
+          )
           .on('POST', `${MW}/orchestrator/search`, () => Response.json({ candidates: [], searchId: 's' }));
         const bio = new BioID({
           middlewareUrl: MW,

@@ -34,12 +34,25 @@ function asBrowser<T>(fn: () => T): T {
   }
 }
 
-function idpNetwork(answer: () => Response = () => json({ access_token: `jwt-${Math.random().toString(36).slice(2)}`, expires_in: 300, token_type: 'Bearer' })) {
+function idpNetwork(
+  answer: () => Response = () =>
+    json({ access_token: `jwt-${Math.random().toString(36).slice(2)}`, expires_in: 300, token_type: 'Bearer' }),
+) {
   return standardNetwork().on('POST', TOKEN_PATH, answer);
 }
 
 const bioWith = (net: ReturnType<typeof idpNetwork>, extra: Record<string, unknown> = {}, auth = idpAuth()) =>
-  asBrowser(() => new BioID({ middlewareUrl: MW, integratorId: 'tenant-1', fetchImpl: net.fetch, ...PIN, ...extra, auth: { ...auth, dangerouslyAllowBrowser: true } }));
+  asBrowser(
+    () =>
+      new BioID({
+        middlewareUrl: MW,
+        integratorId: 'tenant-1',
+        fetchImpl: net.fetch,
+        ...PIN,
+        ...extra,
+        auth: { ...auth, dangerouslyAllowBrowser: true },
+      }),
+  );
 
 describe('idpClientCredentials strategy (spec 2.2 B, 4.2, 5.4)', () => {
   it('spec 4.2: POSTs a form with grant_type, client_id, client_secret and audience to {issuerUrl}/realms/{realm}/protocol/openid-connect/token', async () => {
@@ -115,7 +128,9 @@ describe('idpClientCredentials strategy (spec 2.2 B, 4.2, 5.4)', () => {
     ];
     for (const answer of answers) {
       const net = idpNetwork(answer);
-      const error = await bioWith(net).reader.search().catch((e: unknown) => e);
+      const error = await bioWith(net)
+        .reader.search()
+        .catch((e: unknown) => e);
       assert.ok(error instanceof ReaderAuthError, String(error));
       assert.match(error.message, /realms\/acme\/protocol\/openid-connect\/token/);
       assert.notMatch(error.message + String((error as Error).stack), new RegExp(SECRET));
@@ -124,7 +139,9 @@ describe('idpClientCredentials strategy (spec 2.2 B, 4.2, 5.4)', () => {
 
   it('a failed exchange is not cached: the next call exchanges again', async () => {
     let n = 0;
-    const net = idpNetwork(() => (++n === 1 ? json({ error: 'temporarily_unavailable' }, 503) : json({ access_token: 'good', expires_in: 60 })));
+    const net = idpNetwork(() =>
+      ++n === 1 ? json({ error: 'temporarily_unavailable' }, 503) : json({ access_token: 'good', expires_in: 60 }),
+    );
     const bio = bioWith(net);
     await rejectsWith(bio.reader.search(), (e: unknown) => e instanceof ReaderAuthError && e.retryable === true);
     await bio.reader.search();
@@ -141,21 +158,26 @@ describe('idpClientCredentials strategy (spec 2.2 B, 4.2, 5.4)', () => {
   it('the default issuer is not published: issuerUrl is required with an error that says so', () => {
     throwsError(
       () => bioWith(idpNetwork(), {}, idpAuth({ issuerUrl: undefined })),
-      (e: unknown) => e instanceof BioIDError && /auth\.issuerUrl is required: the operator's default identity issuer is not published/.test(e.message),
+      (e: unknown) =>
+        e instanceof BioIDError && /auth\.issuerUrl is required: the operator's default identity issuer is not published/.test(e.message),
     );
     throwsError(
       () => bioWith(idpNetwork(), {}, idpAuth({ realm: undefined })),
       (e: unknown) => e instanceof BioIDError && /auth\.realm is required/.test(e.message),
     );
     for (const field of ['clientId', 'clientSecret']) {
-      throwsError(() => bioWith(idpNetwork(), {}, idpAuth({ [field]: '' })), (e: unknown) => e instanceof BioIDError && e.message.includes(`auth.${field}`));
+      throwsError(
+        () => bioWith(idpNetwork(), {}, idpAuth({ [field]: '' })),
+        (e: unknown) => e instanceof BioIDError && e.message.includes(`auth.${field}`),
+      );
     }
   });
 
   it('spec 5.4, 5.5: refuses to construct in a browser unless dangerouslyAllowBrowser is true', () => {
     throwsError(
       () => asBrowser(() => new BioID({ middlewareUrl: MW, integratorId: 't', auth: idpAuth() })),
-      (e: unknown) => e instanceof BioIDError && e.code === 'config' && /must not run in a browser/.test(e.message) && !e.message.includes(SECRET),
+      (e: unknown) =>
+        e instanceof BioIDError && e.code === 'config' && /must not run in a browser/.test(e.message) && !e.message.includes(SECRET),
     );
     assert.ok(asBrowser(() => new BioID({ middlewareUrl: MW, integratorId: 't', auth: { ...idpAuth(), dangerouslyAllowBrowser: true } })));
   });

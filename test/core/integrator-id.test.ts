@@ -12,7 +12,13 @@ const tokenProvider = { type: 'tokenProvider' as const, getToken: async () => 't
 const bio = (integratorId: unknown, fetchImpl = standardNetwork().fetch) =>
   new BioID({ ...PIN, middlewareUrl: MW, fetchImpl, auth: tokenProvider, integratorId: integratorId as string });
 const reader = (integratorId: unknown) =>
-  createFingerprintReader({ ...PIN, middlewareUrl: MW, getToken: 'tok', fetchImpl: standardNetwork().fetch, integratorId: integratorId as string });
+  createFingerprintReader({
+    ...PIN,
+    middlewareUrl: MW,
+    getToken: 'tok',
+    fetchImpl: standardNetwork().fetch,
+    integratorId: integratorId as string,
+  });
 const configError = (message: RegExp) => ({ name: 'BioIDError', code: 'config', message });
 
 describe('integratorId (spec 2.1, 4.4)', () => {
@@ -47,8 +53,18 @@ describe('integratorId (spec 2.1, 4.4)', () => {
     const inBrowser = typeof window === 'object' && typeof document === 'object';
     if (!inBrowser) Object.assign(g, { window: {}, document: {} });
     try {
-      const auth = { type: 'idpClientCredentials' as const, clientId: 'app', clientSecret: 'secret-value-1234', issuerUrl: 'https://idp.example.com', realm: 'acme', dangerouslyAllowBrowser: true };
-      throwsError(() => new BioID({ ...PIN, middlewareUrl: MW, auth, integratorId: null as unknown as string }), configError(/integratorId is required/));
+      const auth = {
+        type: 'idpClientCredentials' as const,
+        clientId: 'app',
+        clientSecret: 'secret-value-1234',
+        issuerUrl: 'https://idp.example.com',
+        realm: 'acme',
+        dangerouslyAllowBrowser: true,
+      };
+      throwsError(
+        () => new BioID({ ...PIN, middlewareUrl: MW, auth, integratorId: null as unknown as string }),
+        configError(/integratorId is required/),
+      );
     } finally {
       if (!inBrowser) for (const name of ['window', 'document']) delete g[name];
     }

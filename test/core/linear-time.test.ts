@@ -51,7 +51,11 @@ async function timed<T>(what: string, input: string, path: (text: string) => Pro
   };
   const baseline = await time(PLAIN);
   const { result, elapsed } = await time(input);
-  assert.isBelow(elapsed, baseline.elapsed + BOUND_MS, `${what} took ${elapsed.toFixed(0)} ms, plain text ${baseline.elapsed.toFixed(0)} ms`);
+  assert.isBelow(
+    elapsed,
+    baseline.elapsed + BOUND_MS,
+    `${what} took ${elapsed.toFixed(0)} ms, plain text ${baseline.elapsed.toFixed(0)} ms`,
+  );
   return result;
 }
 
@@ -75,10 +79,18 @@ describe('server text is read in linear time (1 MiB of worst-case input, bounded
     });
 
     it(`a local service /status answer: ${name}`, async () => {
-      for (const answer of [(body: string) => text(body, 500), (body: string) => json({ workstationId: body, devices: [{ deviceId: body, connected: true }] })]) {
+      for (const answer of [
+        (body: string) => text(body, 500),
+        (body: string) => json({ workstationId: body, devices: [{ deviceId: body, connected: true }] }),
+      ]) {
         await timed(name, input, (body) => {
           const net = fakeNetwork().on('GET', `${LOCAL}/status`, () => answer(body));
-          return createFingerprintReader({ getToken: 'token-abcdefgh', middlewareUrl: MW, localServiceUrl: LOCAL, fetchImpl: net.fetch }).target();
+          return createFingerprintReader({
+            getToken: 'token-abcdefgh',
+            middlewareUrl: MW,
+            localServiceUrl: LOCAL,
+            fetchImpl: net.fetch,
+          }).target();
         });
       }
     });
@@ -86,11 +98,19 @@ describe('server text is read in linear time (1 MiB of worst-case input, bounded
     it(`an identity provider's error: ${name}`, async () => {
       const issuer = 'https://idp.example.com/realms/r';
       await timed(name, input, (body) => {
-        const net = fakeNetwork().on('POST', `${issuer}/protocol/openid-connect/token`, () => json({ error: 'invalid_client', error_description: body }, 401));
+        const net = fakeNetwork().on('POST', `${issuer}/protocol/openid-connect/token`, () =>
+          json({ error: 'invalid_client', error_description: body }, 401),
+        );
         return new BioID({
           middlewareUrl: MW,
           // In the browsers too: this test is about the SDK's reading of the answer, not where it runs.
-          auth: { type: 'idpClientCredentials', issuerUrl: issuer, clientId: 'c', clientSecret: 's3cr3t-value', dangerouslyAllowBrowser: true },
+          auth: {
+            type: 'idpClientCredentials',
+            issuerUrl: issuer,
+            clientId: 'c',
+            clientSecret: 's3cr3t-value',
+            dangerouslyAllowBrowser: true,
+          },
           integratorId: 'acme',
           fetchImpl: net.fetch,
           ...PIN,
@@ -113,8 +133,14 @@ describe('server text is read in linear time (1 MiB of worst-case input, bounded
 
     it(`confirmVerification's record (createdAt, ids): ${name}`, async () => {
       await timed(name, input, (body) => {
-        const net = fakeNetwork().on('GET', `${MW}/verifications/v-1`, () => json({ verificationId: 'v-1', subjectId: 'alice', match: true, createdAt: body }));
-        const sdk = new BioID({ middlewareUrl: MW, auth: { type: 'tokenProvider', getToken: async () => 'token-abcdefgh' }, fetchImpl: net.fetch });
+        const net = fakeNetwork().on('GET', `${MW}/verifications/v-1`, () =>
+          json({ verificationId: 'v-1', subjectId: 'alice', match: true, createdAt: body }),
+        );
+        const sdk = new BioID({
+          middlewareUrl: MW,
+          auth: { type: 'tokenProvider', getToken: async () => 'token-abcdefgh' },
+          fetchImpl: net.fetch,
+        });
         return sdk.confirmVerification('v-1', { subjectId: 'alice' });
       });
     });

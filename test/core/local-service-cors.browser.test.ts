@@ -9,7 +9,12 @@ describe('local service seen from a real page', () => {
     const { origin: otherOrigin } = (await (await fetch('/__test/second-origin')).json()) as { origin: string };
     const status = await fetch(`${otherOrigin}/status`, { mode: 'no-cors' });
     assert.strictEqual(status.type, 'opaque', 'the second origin is up (only CORS stands in the way)');
-    const reader = createFingerprintReader({ getToken: 't', middlewareUrl: 'https://mw.example.com', localServiceUrl: otherOrigin, timeoutMs: 3000 });
+    const reader = createFingerprintReader({
+      getToken: 't',
+      middlewareUrl: 'https://mw.example.com',
+      localServiceUrl: otherOrigin,
+      timeoutMs: 3000,
+    });
     const error = await rejectsWith(reader.target(), BioIDError);
     assert.strictEqual(error.code, 'local-service-unreachable');
     assert.match(error.message, /companion application.*local network access prompt.*pin workstationId and deviceId/);

@@ -51,10 +51,19 @@ describe('middleware calls (spec 4.4, 5.1, 7, 8)', () => {
     const net = standardNetwork();
     const { reader } = readerOver(net, PIN);
     const result = await reader.verify({ subjectId: 'alice', agentId: 'clerk-9' });
-    assert.deepStrictEqual(net.callsTo(`${MW}/orchestrator/verify`)[0]!.body, { workstationId: 'ws-7', deviceId: 'dev-1', subjectId: 'alice', agentId: 'clerk-9' });
+    assert.deepStrictEqual(net.callsTo(`${MW}/orchestrator/verify`)[0]!.body, {
+      workstationId: 'ws-7',
+      deviceId: 'dev-1',
+      subjectId: 'alice',
+      agentId: 'clerk-9',
+    });
     assert.deepStrictEqual(result, { subjectId: 'alice', match: true, score: 0.97, verificationId: 'ver-1', extra: 'kept' });
     await reader.search({ agentId: 'clerk-9' });
-    assert.deepStrictEqual(net.callsTo(`${MW}/orchestrator/search`)[0]!.body, { workstationId: 'ws-7', deviceId: 'dev-1', agentId: 'clerk-9' });
+    assert.deepStrictEqual(net.callsTo(`${MW}/orchestrator/search`)[0]!.body, {
+      workstationId: 'ws-7',
+      deviceId: 'dev-1',
+      agentId: 'clerk-9',
+    });
   });
 
   it('spec 8: every network call is bounded by timeoutMs', async () => {
@@ -74,7 +83,13 @@ describe('middleware calls (spec 4.4, 5.1, 7, 8)', () => {
   });
 
   it('spec 8: a getToken that never settles is bounded by timeoutMs too', async () => {
-    const reader = createFingerprintReader({ ...PIN, middlewareUrl: MW, fetchImpl: standardNetwork().fetch, timeoutMs: 50, getToken: () => new Promise<string>(() => {}) });
+    const reader = createFingerprintReader({
+      ...PIN,
+      middlewareUrl: MW,
+      fetchImpl: standardNetwork().fetch,
+      timeoutMs: 50,
+      getToken: () => new Promise<string>(() => {}),
+    });
     const clock = installFakeClock();
     try {
       const settled = settledState(reader.search());
@@ -114,7 +129,9 @@ describe('middleware calls (spec 4.4, 5.1, 7, 8)', () => {
     const net = standardNetwork().on('POST', `${MW}/orchestrator/verify`, () =>
       json({ error: 'workstation_offline', message: WORKSTATION_OFFLINE_TEXT }, 503),
     );
-    const error = await readerOver(net, PIN).reader.verify({ subjectId: 'alice' }).catch((e: unknown) => e);
+    const error = await readerOver(net, PIN)
+      .reader.verify({ subjectId: 'alice' })
+      .catch((e: unknown) => e);
     assert.ok(error instanceof BioIDError);
     assert.strictEqual(error.code, 'workstation-offline');
     assert.strictEqual(error.status, 503);
@@ -135,7 +152,9 @@ describe('middleware calls (spec 4.4, 5.1, 7, 8)', () => {
     ];
     for (const [status, expected, retryable] of cases) {
       const net = standardNetwork().on('POST', `${MW}/orchestrator/search`, () => json({ error: 'x', message: 'went wrong' }, status));
-      const error = await readerOver(net, PIN).reader.search().catch((e: unknown) => e);
+      const error = await readerOver(net, PIN)
+        .reader.search()
+        .catch((e: unknown) => e);
       assert.ok(error instanceof BioIDError);
       assert.deepStrictEqual([error.code, error.status, error.retryable], [expected, status, retryable], `HTTP ${status}`);
       assert.match(error.message, /went wrong/);
@@ -143,11 +162,15 @@ describe('middleware calls (spec 4.4, 5.1, 7, 8)', () => {
   });
 
   it('a non-JSON or HTML body becomes a clear error, not a JSON parse crash', async () => {
-    const html = standardNetwork().on('POST', `${MW}/orchestrator/search`, () => text('<!doctype html><title>Login</title>', 200, 'text/html'));
+    const html = standardNetwork().on('POST', `${MW}/orchestrator/search`, () =>
+      text('<!doctype html><title>Login</title>', 200, 'text/html'),
+    );
     await rejectsWith(readerOver(html, PIN).reader.search(), code('bad-response', /HTML page/));
     const truncated = standardNetwork().on('POST', `${MW}/orchestrator/search`, () => text('{"candidates": [', 200, 'application/json'));
     await rejectsWith(readerOver(truncated, PIN).reader.search(), code('bad-response', /not a JSON object/));
-    const proxy = standardNetwork().on('POST', `${MW}/orchestrator/search`, () => text('<html><body>502 Bad Gateway</body></html>', 502, 'text/html'));
+    const proxy = standardNetwork().on('POST', `${MW}/orchestrator/search`, () =>
+      text('<html><body>502 Bad Gateway</body></html>', 502, 'text/html'),
+    );
     await rejectsWith(readerOver(proxy, PIN).reader.search(), code('middleware', /HTML page/));
     const wrongShape = standardNetwork().on('POST', `${MW}/orchestrator/verify`, () => json({ ok: true }));
     await rejectsWith(readerOver(wrongShape, PIN).reader.verify({ subjectId: 'a' }), code('bad-response', /verify answer/));
@@ -158,14 +181,20 @@ describe('middleware calls (spec 4.4, 5.1, 7, 8)', () => {
     const candidates = standardNetwork().on('POST', `${MW}/orchestrator/search`, () => json(odd));
     assert.deepStrictEqual(await readerOver(candidates, PIN).reader.search(), odd as never);
     const records = standardNetwork().on('GET', `${MW}/biometrics/alice`, () => json({ subjectId: 'alice', records: [null] }));
-    assert.deepStrictEqual(await readerOver(records, PIN).reader.fetchEnrolled({ subjectId: 'alice' }), { subjectId: "alice", records: [null] } as never);
+    assert.deepStrictEqual(await readerOver(records, PIN).reader.fetchEnrolled({ subjectId: 'alice' }), {
+      subjectId: 'alice',
+      records: [null],
+    } as never);
     const notAList = standardNetwork().on('POST', `${MW}/orchestrator/search`, () => json({ candidates: { alice: 1 } }));
     await rejectsWith(readerOver(notAList, PIN).reader.search(), code('bad-response', /candidates is not a list/));
   });
 
   it('a network failure is a network error that names the URL', async () => {
     const net = standardNetwork().on('POST', `${MW}/orchestrator/search`, refuse);
-    await rejectsWith(readerOver(net, PIN).reader.search(), code('network', /Could not reach the middleware at https:\/\/mw\.example\.com\/api\/v2\/orchestrator\/search/));
+    await rejectsWith(
+      readerOver(net, PIN).reader.search(),
+      code('network', /Could not reach the middleware at https:\/\/mw\.example\.com\/api\/v2\/orchestrator\/search/),
+    );
   });
 
   it('no error message or cause ever contains the token, even when the middleware echoes it', async () => {
@@ -197,7 +226,10 @@ describe('middleware calls (spec 4.4, 5.1, 7, 8)', () => {
     await reader.verify({ subjectId: 'alice' });
     await reader.search();
     const local = net.calls.filter((c) => c.url.startsWith(LOCAL));
-    assert.ok(local.every((c) => c.method === 'GET' && c.path === '/status'), 'only discovery reaches the local service');
+    assert.ok(
+      local.every((c) => c.method === 'GET' && c.path === '/status'),
+      'only discovery reaches the local service',
+    );
     assert.strictEqual(net.calls.filter((c) => c.url.startsWith(`${MW}/orchestrator/`)).length, 3);
   });
 

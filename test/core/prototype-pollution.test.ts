@@ -23,7 +23,11 @@ describe('a polluted Object.prototype', () => {
     const net = standardNetwork();
     const reader = createFingerprintReader({ getToken: 't', middlewareUrl: MW, fetchImpl: net.fetch });
     await reader.verify({ subjectId: 'alice' });
-    assert.deepStrictEqual(net.callsTo(`${MW}/orchestrator/verify`)[0]!.body, { workstationId: 'ws-7', deviceId: 'dev-1', subjectId: 'alice' });
+    assert.deepStrictEqual(net.callsTo(`${MW}/orchestrator/verify`)[0]!.body, {
+      workstationId: 'ws-7',
+      deviceId: 'dev-1',
+      subjectId: 'alice',
+    });
   });
 
   it('inherited workstationId/deviceId do not pin a reader: it discovers through the local service', async () => {

@@ -15,7 +15,9 @@ const SEARCH = `${MW}/orchestrator/search`;
 /** A middleware that refuses the tokens in `refused` with 401 and serves the others. */
 const refusing = (refused: string[]) =>
   standardNetwork().on('POST', SEARCH, (c) =>
-    refused.includes(c.headers.get('authorization')!.slice(7)) ? json({ error: 'invalid_token' }, 401) : json({ candidates: [], searchId: 's' }),
+    refused.includes(c.headers.get('authorization')!.slice(7))
+      ? json({ error: 'invalid_token' }, 401)
+      : json({ candidates: [], searchId: 's' }),
   );
 const sent = (net: ReturnType<typeof standardNetwork>) => net.callsTo(SEARCH).map((c) => c.headers.get('authorization')!.slice(7));
 
@@ -32,7 +34,12 @@ describe('a refused token is never sent again (spec 5.3)', () => {
   it('spec 5.3: the same holds for a BioID with tokenProvider', async () => {
     const net = refusing(['tok-1', 'tok-2']);
     let issued = 0;
-    const bio = new BioID({ ...PIN, middlewareUrl: MW, fetchImpl: net.fetch, auth: { type: 'tokenProvider', getToken: async () => `tok-${++issued}` } });
+    const bio = new BioID({
+      ...PIN,
+      middlewareUrl: MW,
+      fetchImpl: net.fetch,
+      auth: { type: 'tokenProvider', getToken: async () => `tok-${++issued}` },
+    });
     await rejectsWith(bio.reader.search(), { code: 'unauthorized' });
     await bio.reader.search();
     assert.deepStrictEqual(sent(net), ['tok-1', 'tok-2', 'tok-3']);

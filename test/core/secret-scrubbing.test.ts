@@ -24,7 +24,14 @@ function bioOver(fetchImpl: (url: string, init?: RequestInit) => Promise<Respons
       middlewareUrl: MW,
       integratorId: 'tenant-1',
       fetchImpl,
-      auth: { type: 'idpClientCredentials', clientId: 'app', clientSecret: SECRET, issuerUrl: IDP, realm: 'acme', dangerouslyAllowBrowser: true },
+      auth: {
+        type: 'idpClientCredentials',
+        clientId: 'app',
+        clientSecret: SECRET,
+        issuerUrl: IDP,
+        realm: 'acme',
+        dangerouslyAllowBrowser: true,
+      },
     });
   } finally {
     if (!inBrowser) for (const name of ['window', 'document']) delete g[name];
@@ -40,7 +47,8 @@ const withoutSecret = (error: unknown) => {
 
 describe('no message holds a secret the SDK holds (spec 5.5)', () => {
   const quotes = {
-    'a JSON error_description': () => json({ error: 'invalid_client', error_description: `Client secret '${SECRET}' is not valid for app` }, 401),
+    'a JSON error_description': () =>
+      json({ error: 'invalid_client', error_description: `Client secret '${SECRET}' is not valid for app` }, 401),
     'a plain-text body': () => text(`bad credentials [${SECRET}] for client app`, 400),
     'a body with the secret in brackets and colons': () => text(`auth failed:secret<${SECRET}>:app`, 401),
     'an expires_in that quotes it': () => json({ access_token: 'opaque-token-value', expires_in: SECRET }),

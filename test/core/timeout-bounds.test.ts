@@ -49,7 +49,14 @@ describe('timeoutMs bounds every call, whatever the fetch does (spec 8)', () => 
         integratorId: 'tenant-1',
         fetchImpl: deaf(never),
         timeoutMs: 300,
-        auth: { type: 'idpClientCredentials', clientId: 'app', clientSecret: 'secret-value-1234', issuerUrl: IDP, realm: 'acme', dangerouslyAllowBrowser: true },
+        auth: {
+          type: 'idpClientCredentials',
+          clientId: 'app',
+          clientSecret: 'secret-value-1234',
+          issuerUrl: IDP,
+          realm: 'acme',
+          dangerouslyAllowBrowser: true,
+        },
       });
     } finally {
       if (!inBrowser) for (const name of ['window', 'document']) delete g[name];
@@ -64,7 +71,13 @@ describe('timeoutMs bounds every call, whatever the fetch does (spec 8)', () => 
 
   it('spec 8: a body that never ends is cut off after timeoutMs and cancelled, though the fetch ignores init.signal', async () => {
     const { state, response } = silentBody();
-    const reader = createFingerprintReader({ ...PIN, middlewareUrl: MW, getToken: 'tok', fetchImpl: deaf(async () => response()), timeoutMs: 300 });
+    const reader = createFingerprintReader({
+      ...PIN,
+      middlewareUrl: MW,
+      getToken: 'tok',
+      fetchImpl: deaf(async () => response()),
+      timeoutMs: 300,
+    });
     await rejectionTime(reader.search(), { code: 'timeout' });
     assert.isTrue(state.cancelled, 'the body is cancelled');
   });
@@ -109,26 +122,44 @@ describe('timeoutMs bounds every call, whatever the fetch does (spec 8)', () => 
     });
 
     it("spec 8: a reader's timeoutMs bounds its wait for a token from brokerTokenSource(url)", async () => {
-      const reader = createFingerprintReader({ ...PIN, middlewareUrl: MW, fetchImpl: standardNetwork().fetch, timeoutMs: 300, getToken: brokerTokenSource(BROKER) });
+      const reader = createFingerprintReader({
+        ...PIN,
+        middlewareUrl: MW,
+        fetchImpl: standardNetwork().fetch,
+        timeoutMs: 300,
+        getToken: brokerTokenSource(BROKER),
+      });
       const ms = await rejectionTime(reader.search(), { code: 'timeout', message: /within 300 ms/ });
       assert.isBelow(ms, 1500);
     });
 
     it("spec 8: a BioID instance's timeoutMs bounds its wait for a token from brokerTokenSource(url)", async () => {
-      const bio = new BioID({ ...PIN, middlewareUrl: MW, fetchImpl: standardNetwork().fetch, timeoutMs: 300, auth: { type: 'tokenProvider', getToken: brokerTokenSource(BROKER) } });
+      const bio = new BioID({
+        ...PIN,
+        middlewareUrl: MW,
+        fetchImpl: standardNetwork().fetch,
+        timeoutMs: 300,
+        auth: { type: 'tokenProvider', getToken: brokerTokenSource(BROKER) },
+      });
       const ms = await rejectionTime(bio.reader.search(), { code: 'timeout', message: /within 300 ms/ });
       assert.isBelow(ms, 1500);
     });
 
     it('spec 8: a source given its own timeoutMs (brokerTokenSource(url, { timeoutMs })) keeps it', async () => {
-      const reader = createFingerprintReader({ ...PIN, middlewareUrl: MW, fetchImpl: standardNetwork().fetch, timeoutMs: 300, getToken: brokerTokenSource(BROKER, { timeoutMs: 700 }) });
+      const reader = createFingerprintReader({
+        ...PIN,
+        middlewareUrl: MW,
+        fetchImpl: standardNetwork().fetch,
+        timeoutMs: 300,
+        getToken: brokerTokenSource(BROKER, { timeoutMs: 700 }),
+      });
       const ms = await rejectionTime(reader.search(), { message: /within 700 ms/ });
       assert.isAtLeast(ms, 650);
     });
   });
 
   it('a fetch stand-in that returns a Response itself, not a promise of one, still works', async () => {
-    const fetchImpl = ((() => json({ candidates: [] })) as unknown) as typeof fetch;
+    const fetchImpl = (() => json({ candidates: [] })) as unknown as typeof fetch;
     const reader = createFingerprintReader({ ...PIN, middlewareUrl: MW, fetchImpl, getToken: async () => 'token-1' });
     assert.deepInclude(await reader.search(), { candidates: [] });
   });

@@ -20,7 +20,10 @@ describe('TokenCache: the one cache behind every token holder (spec 5.6)', () =>
   it('hands out the cached token until it is stale, then fetches once', async () => {
     let now = 0;
     let fetched = 0;
-    const cache = new TokenCache(async () => ({ accessToken: `t${++fetched}`, expiresIn: 100 }), () => now);
+    const cache = new TokenCache(
+      async () => ({ accessToken: `t${++fetched}`, expiresIn: 100 }),
+      () => now,
+    );
     assert.strictEqual(await cache.get(), 't1');
     now = 89_999;
     assert.strictEqual(await cache.get(), 't1');
@@ -38,7 +41,10 @@ describe('TokenCache: the one cache behind every token holder (spec 5.6)', () =>
       return { accessToken: 'ok', expiresIn: 60 };
     });
     const results = await Promise.allSettled([cache.get(), cache.get(), cache.get()]);
-    assert.deepStrictEqual(results.map((r) => r.status), ['rejected', 'rejected', 'rejected']);
+    assert.deepStrictEqual(
+      results.map((r) => r.status),
+      ['rejected', 'rejected', 'rejected'],
+    );
     assert.strictEqual(attempts, 1);
     assert.strictEqual(await cache.get(), 'ok');
   });

@@ -52,7 +52,14 @@ describe('tokenProvider strategy (spec 2.2 A, 5.3)', () => {
   it('spec 5.7, 7: a throwing getToken of a standalone reader surfaces as ReaderAuthError with the cause kept', async () => {
     const net = standardNetwork();
     const cause = new Error('session expired');
-    const reader = createFingerprintReader({ ...PIN, middlewareUrl: MW, fetchImpl: net.fetch, getToken: () => { throw cause; } });
+    const reader = createFingerprintReader({
+      ...PIN,
+      middlewareUrl: MW,
+      fetchImpl: net.fetch,
+      getToken: () => {
+        throw cause;
+      },
+    });
     const error = await reader.verify({ subjectId: 'alice' }).catch((e: unknown) => e);
     assert.ok(error instanceof ReaderAuthError);
     assert.ok(error instanceof BioIDError);
@@ -63,7 +70,12 @@ describe('tokenProvider strategy (spec 2.2 A, 5.3)', () => {
 
   it('a getToken that rejects with something whose text cannot even be read is still a ReaderAuthError', async () => {
     const hostile = { toString: 1 };
-    const reader = createFingerprintReader({ ...PIN, middlewareUrl: MW, fetchImpl: standardNetwork().fetch, getToken: () => Promise.reject(hostile) });
+    const reader = createFingerprintReader({
+      ...PIN,
+      middlewareUrl: MW,
+      fetchImpl: standardNetwork().fetch,
+      getToken: () => Promise.reject(hostile),
+    });
     const error = await reader.search().catch((e: unknown) => e);
     assert.ok(error instanceof ReaderAuthError, String((error as Error)?.name));
     assert.strictEqual(error.cause, hostile);
@@ -77,7 +89,12 @@ describe('tokenProvider strategy (spec 2.2 A, 5.3)', () => {
       [{ access_token: 'x', expires_in: 60 }, /broker's JSON response: return its access_token/],
       ['line\nbreak', /cannot be sent in an HTTP header/],
     ] as const) {
-      const reader = createFingerprintReader({ ...PIN, middlewareUrl: MW, fetchImpl: standardNetwork().fetch, getToken: async () => value as unknown as string });
+      const reader = createFingerprintReader({
+        ...PIN,
+        middlewareUrl: MW,
+        fetchImpl: standardNetwork().fetch,
+        getToken: async () => value as unknown as string,
+      });
       await rejectsWith(reader.verify({ subjectId: 'alice' }), (e: unknown) => e instanceof ReaderAuthError && message.test(e.message));
     }
   });
@@ -98,13 +115,19 @@ describe('tokenProvider strategy (spec 2.2 A, 5.3)', () => {
     assert.strictEqual(result.searchId, 's');
     assert.strictEqual(tokensIssued(), 2);
     const attempts = net.callsTo(`${MW}/orchestrator/search`);
-    assert.deepStrictEqual(attempts.map((c) => c.headers.get('authorization')), ['Bearer token-1', 'Bearer token-2']);
+    assert.deepStrictEqual(
+      attempts.map((c) => c.headers.get('authorization')),
+      ['Bearer token-1', 'Bearer token-2'],
+    );
   });
 
   it('spec 5.3: a second 401 surfaces as an unauthorized error after exactly one retry', async () => {
     const net = standardNetwork().on('POST', `${MW}/orchestrator/search`, () => json({ error: 'invalid_token' }, 401));
     const { reader, tokensIssued } = readerOver(net, PIN);
-    await rejectsWith(reader.search(), (e: unknown) => e instanceof BioIDError && e.code === 'unauthorized' && e.status === 401 && !e.retryable);
+    await rejectsWith(
+      reader.search(),
+      (e: unknown) => e instanceof BioIDError && e.code === 'unauthorized' && e.status === 401 && !e.retryable,
+    );
     assert.strictEqual(net.callsTo(`${MW}/orchestrator/search`).length, 2);
     assert.strictEqual(tokensIssued(), 2);
   });
@@ -156,7 +179,12 @@ describe('tokenProvider strategy (spec 2.2 A, 5.3)', () => {
       c.headers.get('authorization') === 'Bearer first' ? text('expired', 401) : json({ candidates: [], searchId: 'x' }),
     );
     const answers = ['first', 'second'];
-    const bio = new BioID({ middlewareUrl: MW, fetchImpl: net.fetch, ...PIN, auth: { type: 'tokenProvider', getToken: async () => answers.shift()! } });
+    const bio = new BioID({
+      middlewareUrl: MW,
+      fetchImpl: net.fetch,
+      ...PIN,
+      auth: { type: 'tokenProvider', getToken: async () => answers.shift()! },
+    });
     assert.strictEqual((await bio.reader.search()).searchId, 'x');
     assert.strictEqual(answers.length, 0);
   });

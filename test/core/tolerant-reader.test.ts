@@ -65,7 +65,9 @@ describe('tolerant reader (docs/wire-contract.md)', () => {
 
   it('an opaque token echoed in an error message is removed from it, whatever its alphabet', async () => {
     const token = 'opaque|Tok3n=value%3D';
-    const net = standardNetwork().on('POST', `${MW}/orchestrator/verify`, (call) => json({ error: 'forbidden', message: `token ${call.headers.get('authorization')!.slice('Bearer '.length)} lacks scope` }, 403));
+    const net = standardNetwork().on('POST', `${MW}/orchestrator/verify`, (call) =>
+      json({ error: 'forbidden', message: `token ${call.headers.get('authorization')!.slice('Bearer '.length)} lacks scope` }, 403),
+    );
     const reader = createFingerprintReader({ ...PIN, middlewareUrl: MW, fetchImpl: net.fetch, getToken: async () => token });
     const error = (await rejectsWith(reader.verify({ subjectId: 'alice' }), { code: 'forbidden' })) as Error;
     assert.notInclude(error.message, token);
@@ -82,7 +84,9 @@ describe('tolerant reader (docs/wire-contract.md)', () => {
 
   it('a dispatch id from the local service must be a non-empty printable string of at most 256 characters', async () => {
     for (const deviceId of ['', 'x'.repeat(257), 'a\nb', 42]) {
-      const net = standardNetwork().on('GET', `${LOCAL}/status`, () => json({ workstationId: 'ws-9', devices: [{ deviceId, connected: true }] }));
+      const net = standardNetwork().on('GET', `${LOCAL}/status`, () =>
+        json({ workstationId: 'ws-9', devices: [{ deviceId, connected: true }] }),
+      );
       const { reader } = readerOver(net);
       await rejectsWith(reader.enroll({ subjectId: 'alice' }), { code: 'local-service' }, JSON.stringify(deviceId));
       assert.lengthOf(net.callsTo(`${MW}/orchestrator/enroll`), 0, 'nothing dispatched');
@@ -90,7 +94,9 @@ describe('tolerant reader (docs/wire-contract.md)', () => {
   });
 
   it('server messages end in one period, never two', async () => {
-    const net = standardNetwork().on('POST', `${MW}/orchestrator/verify`, () => json({ error: 'not_enrolled', message: 'Subject alice has no template; enroll it first.' }, 404));
+    const net = standardNetwork().on('POST', `${MW}/orchestrator/verify`, () =>
+      json({ error: 'not_enrolled', message: 'Subject alice has no template; enroll it first.' }, 404),
+    );
     const { reader } = readerOver(net, PIN);
     const error = (await rejectsWith(reader.verify({ subjectId: 'alice' }), { code: 'not-found' })) as Error;
     assert.match(error.message, /enroll it first\.$/);
@@ -98,10 +104,20 @@ describe('tolerant reader (docs/wire-contract.md)', () => {
   });
 
   it('a redirect from the middleware is never followed: bad-response naming the URL', async () => {
-    const net = standardNetwork().on('POST', `${MW}/orchestrator/verify`, () => new Response(null, { status: 307, headers: { Location: 'https://elsewhere.example/' } }));
+    const net = standardNetwork().on(
+      'POST',
+      `${MW}/orchestrator/verify`,
+      () => new Response(null, { status: 307, headers: { Location: 'https://elsewhere.example/' } }),
+    );
     const { reader } = readerOver(net, PIN);
-    await rejectsWith(reader.verify({ subjectId: 'alice' }), { code: 'bad-response', message: /orchestrator\/verify answered with a redirect \(HTTP 307\)/ });
-    assert.lengthOf(net.calls.filter((c) => c.url.startsWith('https://elsewhere.example')), 0);
+    await rejectsWith(reader.verify({ subjectId: 'alice' }), {
+      code: 'bad-response',
+      message: /orchestrator\/verify answered with a redirect \(HTTP 307\)/,
+    });
+    assert.lengthOf(
+      net.calls.filter((c) => c.url.startsWith('https://elsewhere.example')),
+      0,
+    );
   });
 });
 
@@ -134,14 +150,23 @@ describe('token alphabet (docs/wire-contract.md, "Tokens")', () => {
 
 describe('pinning with null (spec 9.4)', () => {
   it('spec 9.4: { workstationId: "w", deviceId: null } is the built-in TypeError', () => {
-    const error = throwsError(() => createFingerprintReader({ getToken: 't', middlewareUrl: MW, workstationId: 'w', deviceId: null as unknown as string }), TypeError);
+    const error = throwsError(
+      () => createFingerprintReader({ getToken: 't', middlewareUrl: MW, workstationId: 'w', deviceId: null as unknown as string }),
+      TypeError,
+    );
     assert.notInstanceOf(error, BioIDError);
     assert.match(error.message, /deviceId is missing/);
   });
 
   it('both null is not pinned: the reader discovers through the local service', async () => {
     const net = standardNetwork();
-    const reader = createFingerprintReader({ getToken: 't', middlewareUrl: MW, fetchImpl: net.fetch, workstationId: null as unknown as string, deviceId: null as unknown as string });
+    const reader = createFingerprintReader({
+      getToken: 't',
+      middlewareUrl: MW,
+      fetchImpl: net.fetch,
+      workstationId: null as unknown as string,
+      deviceId: null as unknown as string,
+    });
     assert.isFalse(reader.pinned);
     assert.deepStrictEqual(await reader.target(), { workstationId: 'ws-7', deviceId: 'dev-1' });
   });
@@ -183,7 +208,11 @@ describe('the flow in the core: phases and an explicit target', () => {
 
   it('a signed-out user learns it before the local service is asked', async () => {
     const net = standardNetwork();
-    const reader = createFingerprintReader({ middlewareUrl: MW, fetchImpl: net.fetch, getToken: () => Promise.reject(new Error('signed out')) });
+    const reader = createFingerprintReader({
+      middlewareUrl: MW,
+      fetchImpl: net.fetch,
+      getToken: () => Promise.reject(new Error('signed out')),
+    });
     await rejectsWith(reader.enroll({ subjectId: 'alice' }), ReaderAuthError);
     assert.lengthOf(net.calls, 0);
   });
@@ -195,4 +224,3 @@ describe('the flow in the core: phases and an explicit target', () => {
     assert.deepStrictEqual(phases, ['token']);
   });
 });
-

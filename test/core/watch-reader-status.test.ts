@@ -17,7 +17,9 @@ describe('watchReaderStatus (spec 9.2, 9.3)', () => {
 
   beforeEach(() => {
     clock = installFakeClock();
-    net = fakeNetwork().on('GET', `${LOCAL}/status`, () => json({ workstationId: 'ws-1', devices: [{ deviceId: 'd-1', connected: true }] }));
+    net = fakeNetwork().on('GET', `${LOCAL}/status`, () =>
+      json({ workstationId: 'ws-1', devices: [{ deviceId: 'd-1', connected: true }] }),
+    );
     globalThis.fetch = net.fetch as typeof fetch;
   });
   afterEach(() => {
@@ -30,10 +32,19 @@ describe('watchReaderStatus (spec 9.2, 9.3)', () => {
     const stop = watchReaderStatus({ localServiceUrl: LOCAL, statusIntervalMs: 1000 }, (s) => seen.push(s));
     await clock.tickAsync(0);
     stop();
-    assert.deepStrictEqual(seen.map((s) => s.state), ['checking', 'ready']);
+    assert.deepStrictEqual(
+      seen.map((s) => s.state),
+      ['checking', 'ready'],
+    );
     assert.strictEqual(seen[1]!.deviceId, 'd-1');
-    assert.isTrue(net.calls.every((c) => c.url === `${LOCAL}/status`), 'only the local service is asked');
-    assert.isTrue(net.calls.every((c) => !c.headers.has('authorization')), 'no token');
+    assert.isTrue(
+      net.calls.every((c) => c.url === `${LOCAL}/status`),
+      'only the local service is asked',
+    );
+    assert.isTrue(
+      net.calls.every((c) => !c.headers.has('authorization')),
+      'no token',
+    );
   });
 
   it('listeners of one local service share one poller: two watches, one /status per interval', async () => {
@@ -55,8 +66,18 @@ describe('watchReaderStatus (spec 9.2, 9.3)', () => {
   });
 
   it('readers without a fetchImpl of their own share the page-wide poller too', async () => {
-    const one = createFingerprintReader({ getToken: 't', middlewareUrl: 'https://mw.example', localServiceUrl: LOCAL, statusIntervalMs: 1000 });
-    const two = createFingerprintReader({ getToken: 't', middlewareUrl: 'https://mw.example', localServiceUrl: LOCAL, statusIntervalMs: 1000 });
+    const one = createFingerprintReader({
+      getToken: 't',
+      middlewareUrl: 'https://mw.example',
+      localServiceUrl: LOCAL,
+      statusIntervalMs: 1000,
+    });
+    const two = createFingerprintReader({
+      getToken: 't',
+      middlewareUrl: 'https://mw.example',
+      localServiceUrl: LOCAL,
+      statusIntervalMs: 1000,
+    });
     one.watchStatus(() => {});
     two.watchStatus(() => {});
     await clock.tickAsync(2000);
@@ -64,7 +85,7 @@ describe('watchReaderStatus (spec 9.2, 9.3)', () => {
     one.close();
     two.close();
     await clock.tickAsync(5000);
-    assert.strictEqual(net.callsTo(`${LOCAL}/status`).length, 3, 'close() ends the reader\'s watches');
+    assert.strictEqual(net.callsTo(`${LOCAL}/status`).length, 3, "close() ends the reader's watches");
   });
 
   it('spec 9.3: pinned, it reports pinned and never polls', async () => {
@@ -78,6 +99,9 @@ describe('watchReaderStatus (spec 9.2, 9.3)', () => {
 
   it('spec 9.4: half a pin is the built-in TypeError; an unknown option is a config error', () => {
     throwsError(() => watchReaderStatus({ workstationId: 'ws-p' }, () => {}), TypeError);
-    throwsError(() => watchReaderStatus({ localServiceURL: LOCAL } as never, () => {}), { code: 'config', message: /did you mean "localServiceUrl"/ });
+    throwsError(() => watchReaderStatus({ localServiceURL: LOCAL } as never, () => {}), {
+      code: 'config',
+      message: /did you mean "localServiceUrl"/,
+    });
   });
 });

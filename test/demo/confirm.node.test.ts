@@ -28,7 +28,8 @@ describe('demo form: confirming a posted verification id', () => {
       body: new URLSearchParams(USER),
     });
     cookie = (signedIn.headers.get('set-cookie') ?? '').split(';')[0]!;
-    token = ((await (await fetch(`${demo.url}/token`, { headers: { 'X-CSRF': '1', Cookie: cookie } })).json()) as { access_token: string }).access_token;
+    token = ((await (await fetch(`${demo.url}/token`, { headers: { 'X-CSRF': '1', Cookie: cookie } })).json()) as { access_token: string })
+      .access_token;
     await finger('finger-a');
     await dispatch('enroll', USER.username);
     await finger('finger-b');
@@ -40,7 +41,11 @@ describe('demo form: confirming a posted verification id', () => {
   });
 
   const finger = (id: string) =>
-    fetch(`${sim.localService.url}/sim/finger`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ finger: id }) });
+    fetch(`${sim.localService.url}/sim/finger`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ finger: id }),
+    });
   /** Enroll or verify through the middleware as the page would, with the signed-in user's broker token. */
   const dispatch = async (operation: 'enroll' | 'verify', subjectId: string) => {
     const reply = await fetch(`${sim.middleware.url}/orchestrator/${operation}`, {
@@ -86,13 +91,16 @@ describe('demo form: confirming a posted verification id', () => {
       clock.tick(120_001);
       const reply = await post({ verification: id });
       assert.strictEqual(reply.status, 422);
-      assert.match(reply.outcome, /^Refused: Verification rejected: createdAt is not an ISO 8601 time with a zone within the last 120000 ms/);
+      assert.match(
+        reply.outcome,
+        /^Refused: Verification rejected: createdAt is not an ISO 8601 time with a zone within the last 120000 ms/,
+      );
     } finally {
       clock.uninstall();
     }
   });
 
-  it('another user\'s verification is refused: the subject is the signed-in user\'s, whatever the form says', async () => {
+  it("another user's verification is refused: the subject is the signed-in user's, whatever the form says", async () => {
     const theirs = await verification('mallory', 'finger-b');
     const posts: Array<Record<string, string>> = [{ verification: theirs, subject: 'mallory' }, { verification: theirs }];
     for (const fields of posts) {
@@ -114,12 +122,17 @@ describe('demo form: confirming a posted verification id', () => {
     const theirs = await verification('mallory', 'finger-b');
     assert.deepInclude(await confirmer.confirm(theirs, USER.username), { accepted: false });
     assert.deepInclude(await confirmer.confirm(theirs, 'mallory'), { accepted: true, subjectId: 'mallory' });
-    assert.deepInclude(await confirmer.confirm(theirs, 'mallory'), { accepted: false, reason: 'This verification was already used; verify again.' });
+    assert.deepInclude(await confirmer.confirm(theirs, 'mallory'), {
+      accepted: false,
+      reason: 'This verification was already used; verify again.',
+    });
   });
 
   it('a middleware outage releases the reservation: the same id is accepted when the middleware is back', async () => {
     let down = true;
-    const confirmer = confirmerFor((input, init) => (down && input.includes('/verifications/') ? Promise.reject(new TypeError('fetch failed')) : fetch(input, init)));
+    const confirmer = confirmerFor((input, init) =>
+      down && input.includes('/verifications/') ? Promise.reject(new TypeError('fetch failed')) : fetch(input, init),
+    );
     const id = await verification();
     let failure: unknown;
     await confirmer.confirm(id, USER.username).catch((error: unknown) => (failure = error));

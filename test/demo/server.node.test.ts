@@ -47,7 +47,7 @@ describe('demo app: session, session-gated broker, pages', () => {
     }
   });
 
-  it('the sign-in page takes login-url\'s return_to when it is a page of this origin, and only then', async () => {
+  it("the sign-in page takes login-url's return_to when it is a page of this origin, and only then", async () => {
     const nextOf = async (returnTo: string) => {
       const page = await (await fetch(`${demo.url}/signin?return_to=${encodeURIComponent(returnTo)}`)).text();
       return /name="next" value="([^"]*)"/.exec(page)?.[1];
@@ -165,7 +165,10 @@ describe('demo app: session habits', () => {
     await sim?.close();
   });
 
-  const signIn = (server: RunningDemoServer, o: { password?: string; username?: string; cookie?: string; headers?: Record<string, string> } = {}) =>
+  const signIn = (
+    server: RunningDemoServer,
+    o: { password?: string; username?: string; cookie?: string; headers?: Record<string, string> } = {},
+  ) =>
     fetch(`${server.url}/signin`, {
       method: 'POST',
       redirect: 'manual',

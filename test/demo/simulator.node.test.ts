@@ -29,7 +29,11 @@ describe('simulator: middleware, workstation and local service against a real Id
       ...(init.body ? { body: JSON.stringify(init.body) } : {}),
     });
   const sim$ = (path: string, body: unknown) =>
-    fetch(`${sim.localService.url}/sim/${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    fetch(`${sim.localService.url}/sim/${path}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
   const target = () => ({ workstationId: sim.workstationId, deviceId: sim.deviceId });
 
   before(async () => {
@@ -64,10 +68,17 @@ describe('simulator: middleware, workstation and local service against a real Id
       stranger = await startIdp({ clients: [CLIENT], realm: sim.idp.realm });
       wrongAudience = await startIdp({ clients: [CLIENT], realm: sim.idp.realm, audience: 'some-other-api' });
       for (const idp of [stranger, wrongAudience]) {
-        const foreign = await (await fetch(idp.tokenEndpoint, {
-          method: 'POST',
-          body: new URLSearchParams({ grant_type: 'client_credentials', client_id: CLIENT.clientId, client_secret: CLIENT.clientSecret, audience: idp.audience }),
-        })).json() as { access_token: string };
+        const foreign = (await (
+          await fetch(idp.tokenEndpoint, {
+            method: 'POST',
+            body: new URLSearchParams({
+              grant_type: 'client_credentials',
+              client_id: CLIENT.clientId,
+              client_secret: CLIENT.clientSecret,
+              audience: idp.audience,
+            }),
+          })
+        ).json()) as { access_token: string };
         assert.strictEqual((await mw('biometrics/alice', { token: foreign.access_token })).status, 401);
       }
     } finally {
@@ -103,7 +114,7 @@ describe('simulator: middleware, workstation and local service against a real Id
     assert.deepStrictEqual(await reply.json(), { subjectId: 'nobody', records: [] });
   });
 
-  it('dispatch needs X-Integrator-Id (400) naming the token\'s own client (403)', async () => {
+  it("dispatch needs X-Integrator-Id (400) naming the token's own client (403)", async () => {
     const missing = await mw('orchestrator/enroll', { body: { ...target(), subjectId: 'x' }, integrator: null });
     assert.strictEqual(missing.status, 400);
     assert.strictEqual(((await missing.json()) as { error: string }).error, 'missing_integrator_id');
@@ -131,7 +142,10 @@ describe('simulator: middleware, workstation and local service against a real Id
 
     await sim$('finger', { finger: 'finger-a' });
     const same = (await (await mw('orchestrator/verify', { body: { ...target(), subjectId: 'alice' } })).json()) as {
-      match: boolean; score: number; verificationId: string; subjectId: string;
+      match: boolean;
+      score: number;
+      verificationId: string;
+      subjectId: string;
     };
     assert.strictEqual(same.match, true);
     assert.ok(same.score >= 0.9);
@@ -146,32 +160,61 @@ describe('simulator: middleware, workstation and local service against a real Id
     assert.strictEqual((await mw('verifications/ver_made-up')).status, 404);
 
     await sim$('finger', { finger: 'finger-b' });
-    const search = (await (await mw('orchestrator/search', { body: target() })).json()) as { candidates: Array<{ subjectId: string }>; searchId: string };
-    assert.deepStrictEqual(search.candidates.map((c) => c.subjectId), ['bob']);
+    const search = (await (await mw('orchestrator/search', { body: target() })).json()) as {
+      candidates: Array<{ subjectId: string }>;
+      searchId: string;
+    };
+    assert.deepStrictEqual(
+      search.candidates.map((c) => c.subjectId),
+      ['bob'],
+    );
     await sim$('finger', { finger: 'finger-d' });
     const none = (await (await mw('orchestrator/search', { body: target() })).json()) as typeof search;
     assert.deepStrictEqual(none.candidates, []);
 
     const records = (await (await mw('biometrics/alice')).json()) as { records: Array<{ enrollmentId: string }> };
-    assert.deepStrictEqual(records.records.map((r) => r.enrollmentId), [enrollment.enrollmentId]);
+    assert.deepStrictEqual(
+      records.records.map((r) => r.enrollmentId),
+      [enrollment.enrollmentId],
+    );
   });
 
-  it('docs/wire-contract.md: GET /verifications/{id} answers the whole record; 401 without a valid token; 404 when unknown or another tenant\'s', async () => {
+  it("docs/wire-contract.md: GET /verifications/{id} answers the whole record; 401 without a valid token; 404 when unknown or another tenant's", async () => {
     await sim$('finger', { finger: 'finger-a' });
     assert.strictEqual((await mw('orchestrator/enroll', { body: { ...target(), subjectId: 'vera' } })).status, 200);
     const before = Date.now();
-    const verified = (await (await mw('orchestrator/verify', { body: { ...target(), subjectId: 'vera', agentId: 'clerk-2' } })).json()) as { verificationId: string };
+    const verified = (await (await mw('orchestrator/verify', { body: { ...target(), subjectId: 'vera', agentId: 'clerk-2' } })).json()) as {
+      verificationId: string;
+    };
     const reply = await mw(`verifications/${encodeURIComponent(verified.verificationId)}`, { integrator: null });
     assert.strictEqual(reply.status, 200);
     const found = (await reply.json()) as Record<string, unknown>;
-    assert.deepStrictEqual(Object.keys(found).sort(), ['agentId', 'createdAt', 'deviceId', 'match', 'score', 'subjectId', 'verificationId', 'workstationId']);
-    assert.include(found, { verificationId: verified.verificationId, subjectId: 'vera', match: true, workstationId: sim.workstationId, deviceId: sim.deviceId });
+    assert.deepStrictEqual(Object.keys(found).sort(), [
+      'agentId',
+      'createdAt',
+      'deviceId',
+      'match',
+      'score',
+      'subjectId',
+      'verificationId',
+      'workstationId',
+    ]);
+    assert.include(found, {
+      verificationId: verified.verificationId,
+      subjectId: 'vera',
+      match: true,
+      workstationId: sim.workstationId,
+      deviceId: sim.deviceId,
+    });
     assert.match(String(found.createdAt), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     assert.ok(Date.parse(String(found.createdAt)) >= before - 1_000);
 
     assert.strictEqual((await mw(`verifications/${verified.verificationId}`, { token: null })).status, 401);
     assert.strictEqual((await mw(`verifications/${verified.verificationId}`, { token: 'not-a-jwt' })).status, 401);
-    assert.strictEqual((await mw(`verifications/${verified.verificationId}`, { token: await tokenFor(OTHER), integrator: null })).status, 404);
+    assert.strictEqual(
+      (await mw(`verifications/${verified.verificationId}`, { token: await tokenFor(OTHER), integrator: null })).status,
+      404,
+    );
     const unknown = await mw('verifications/ver_unknown');
     assert.strictEqual(unknown.status, 404);
     assert.strictEqual(((await unknown.json()) as { error: string }).error, 'unknown_verification');
@@ -184,7 +227,8 @@ describe('simulator: middleware, workstation and local service against a real Id
       ...target(),
       auth: { type: 'idpClientCredentials', issuerUrl: sim.idp.baseUrl, realm: sim.idp.realm, ...CLIENT },
     });
-    const rejected = (why: RegExp) => (e: { code?: string; message?: string }) => e.code === 'verification-rejected' && why.test(e.message ?? '');
+    const rejected = (why: RegExp) => (e: { code?: string; message?: string }) =>
+      e.code === 'verification-rejected' && why.test(e.message ?? '');
     try {
       await sim$('finger', { finger: 'finger-b' });
       await bio.reader.enroll({ subjectId: 'walt' });
@@ -278,11 +322,18 @@ describe('simulator: middleware, workstation and local service against a real Id
 
   it('local service: /status, /test-capture with a deterministic fingerprint image, CORS with Private Network Access', async () => {
     const status = (await (await fetch(`${sim.localService.url}/status`)).json()) as unknown;
-    assert.deepStrictEqual(status, { workstationId: sim.workstationId, devices: [{ deviceId: sim.deviceId, model: 'SimReader 500', connected: true }] });
+    assert.deepStrictEqual(status, {
+      workstationId: sim.workstationId,
+      devices: [{ deviceId: sim.deviceId, model: 'SimReader 500', connected: true }],
+    });
     const capture = async () =>
-      (await (await fetch(`${sim.localService.url}/test-capture`, {
-        method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ deviceId: sim.deviceId }),
-      })).json()) as { deviceId: string; quality: number; image: string };
+      (await (
+        await fetch(`${sim.localService.url}/test-capture`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ deviceId: sim.deviceId }),
+        })
+      ).json()) as { deviceId: string; quality: number; image: string };
     await sim$('finger', { finger: 'finger-c' });
     const c1 = await capture();
     const c2 = await capture();
@@ -312,7 +363,11 @@ describe('simulator: middleware, workstation and local service against a real Id
   it('middleware CORS preflight allows Authorization, Content-Type and X-Integrator-Id', async () => {
     const preflight = await fetch(`${sim.middleware.url}/orchestrator/verify`, {
       method: 'OPTIONS',
-      headers: { Origin: 'http://localhost:3000', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization,content-type,x-integrator-id' },
+      headers: {
+        Origin: 'http://localhost:3000',
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'authorization,content-type,x-integrator-id',
+      },
     });
     assert.strictEqual(preflight.status, 204);
     assert.strictEqual(preflight.headers.get('access-control-allow-origin'), 'http://localhost:3000');
@@ -332,8 +387,11 @@ describe('simulator: middleware, workstation and local service against a real Id
       assert.strictEqual((await bio.reader.verify({ subjectId: 'dora' })).match, true);
       assert.strictEqual((await bio.reader.search()).candidates?.[0]?.subjectId, 'dora');
       await sim$('workstation', { online: false });
-      await rejectsWith(bio.reader.verify({ subjectId: 'dora' }), (e: { code?: string; message?: string }) =>
-        e.code === 'workstation-offline' && (e.message ?? '').includes(WORKSTATION_OFFLINE_TEXT));
+      await rejectsWith(
+        bio.reader.verify({ subjectId: 'dora' }),
+        (e: { code?: string; message?: string }) =>
+          e.code === 'workstation-offline' && (e.message ?? '').includes(WORKSTATION_OFFLINE_TEXT),
+      );
     } finally {
       await sim$('workstation', { online: true });
       bio.close();

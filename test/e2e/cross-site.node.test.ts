@@ -52,7 +52,8 @@ async function startParty(): Promise<Party> {
       ? { 'Access-Control-Allow-Origin': origin, 'Access-Control-Allow-Credentials': 'true', Vary: 'Origin' }
       : { Vary: 'Origin' };
   };
-  const json = (req: IncomingMessage, res: ServerResponse, status: number, body: unknown) => send(res, status, 'application/json', JSON.stringify(body), cors(req));
+  const json = (req: IncomingMessage, res: ServerResponse, status: number, body: unknown) =>
+    send(res, status, 'application/json', JSON.stringify(body), cors(req));
 
   const server: Server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
@@ -67,7 +68,8 @@ async function startParty(): Promise<Party> {
     if (path === '/bioid-elements.js') return send(res, 200, 'text/javascript', BUNDLE);
     if (path === '/bioid-diagnostics.js') return send(res, 200, 'text/javascript', DIAGNOSTICS);
     // The integrator's sign-in on the broker's site: a session cookie as most frameworks set it.
-    if (path === '/signin') return send(res, 200, 'text/html', '<p>signed in</p>', { 'Set-Cookie': `${SESSION}; HttpOnly; SameSite=Lax; Path=/` });
+    if (path === '/signin')
+      return send(res, 200, 'text/html', '<p>signed in</p>', { 'Set-Cookie': `${SESSION}; HttpOnly; SameSite=Lax; Path=/` });
     if (path === '/token') {
       const site = req.headers['sec-fetch-site'] as string | undefined;
       const cookie = req.headers.cookie;
@@ -100,71 +102,72 @@ async function startParty(): Promise<Party> {
   };
 }
 
-for (const engine of selectedEngines()) describe(`cross-site token broker in ${ENGINE_NAMES[engine]} (page on localhost, broker on 127.0.0.1)`, function () {
-  this.timeout(120_000);
-  let party: Party;
-  let browser: Browser;
-  before(async () => {
-    party = await startParty();
-    browser = await launch(engine);
-  });
-  after(async () => {
-    await browser?.close();
-    await party?.close();
-  });
+for (const engine of selectedEngines())
+  describe(`cross-site token broker in ${ENGINE_NAMES[engine]} (page on localhost, broker on 127.0.0.1)`, function () {
+    this.timeout(120_000);
+    let party: Party;
+    let browser: Browser;
+    before(async () => {
+      party = await startParty();
+      browser = await launch(engine);
+    });
+    after(async () => {
+      await browser?.close();
+      await party?.close();
+    });
 
-  /** A fresh context signed in on the broker's site (127.0.0.1), then on `origin`'s page. */
-  async function signedInPage(origin: string): Promise<{ page: Page; close(): Promise<void> }> {
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    await page.goto(`http://127.0.0.1:${party.port}/signin`);
-    await page.goto(`${origin}/page`);
-    await page.waitForFunction(() => ['bio-verify', 'bio-diagnostics'].every((t) => customElements.get(t)));
-    return { page, close: () => context.close() };
-  }
-
-  it('the same page on the broker\'s site gets a token (the session cookie is sent)', async () => {
-    const { page, close } = await signedInPage(`http://127.0.0.1:${party.port}`);
-    try {
-      const outcome = await runOperation(page, 'bio-verify');
-      assert.strictEqual(outcome.type, 'bio-result', JSON.stringify(outcome.detail));
-    } finally {
-      await close();
+    /** A fresh context signed in on the broker's site (127.0.0.1), then on `origin`'s page. */
+    async function signedInPage(origin: string): Promise<{ page: Page; close(): Promise<void> }> {
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      await page.goto(`http://127.0.0.1:${party.port}/signin`);
+      await page.goto(`${origin}/page`);
+      await page.waitForFunction(() => ['bio-verify', 'bio-diagnostics'].every((t) => customElements.get(t)));
+      return { page, close: () => context.close() };
     }
-  });
 
-  it('on another site the browser withholds the cookie and the element fails with cookie-blocked, naming the fix', async () => {
-    party.brokerCalls.length = 0;
-    const { page, close } = await signedInPage(`http://localhost:${party.port}`);
-    try {
-      const outcome = await runOperation(page, 'bio-verify');
-      assert.strictEqual(outcome.type, 'bio-error');
-      assert.strictEqual(outcome.detail.code, 'cookie-blocked', JSON.stringify(outcome.detail));
-      assert.strictEqual(outcome.detail.status, 401);
-      assert.match(String(outcome.detail.message), /SameSite.*Host the token broker on this page's site/);
-      const shown = await page.text('bio-verify >>> [part="status"]');
-      assert.match(shown, /host it on this site/);
-      assert.notMatch(shown, /session has ended/i);
-      // What the broker saw: a cross-site request without any cookie.
-      const verifyCall = party.brokerCalls.find((c) => c.site === 'cross-site');
-      assert.ok(verifyCall, `a cross-site broker call: ${JSON.stringify(party.brokerCalls)}`);
-      assert.strictEqual(verifyCall.cookie, undefined);
-    } finally {
-      await close();
-    }
-  });
+    it("the same page on the broker's site gets a token (the session cookie is sent)", async () => {
+      const { page, close } = await signedInPage(`http://127.0.0.1:${party.port}`);
+      try {
+        const outcome = await runOperation(page, 'bio-verify');
+        assert.strictEqual(outcome.type, 'bio-result', JSON.stringify(outcome.detail));
+      } finally {
+        await close();
+      }
+    });
 
-  it('<bio-diagnostics> on the other site reads the token broker as blocked (cookie-blocked), the rest ok', async () => {
-    const { page, close } = await signedInPage(`http://localhost:${party.port}`);
-    try {
-      const report = (await page.evaluate(() => document.querySelector('bio-diagnostics')!.start())) as string;
-      assert.match(report, /^token-broker: blocked cookie-blocked /m);
-      assert.match(report, /^middleware: ok HTTP 401$/m);
-      assert.match(report, /^local-service: ok ws-1: dev-1$/m);
-      assert.notInclude(report, TOKEN);
-      await page.waitForText('bio-diagnostics >>> [data-row="token-broker"]', 'host it on this site');
-    } finally {
-      await close();
-    }
+    it('on another site the browser withholds the cookie and the element fails with cookie-blocked, naming the fix', async () => {
+      party.brokerCalls.length = 0;
+      const { page, close } = await signedInPage(`http://localhost:${party.port}`);
+      try {
+        const outcome = await runOperation(page, 'bio-verify');
+        assert.strictEqual(outcome.type, 'bio-error');
+        assert.strictEqual(outcome.detail.code, 'cookie-blocked', JSON.stringify(outcome.detail));
+        assert.strictEqual(outcome.detail.status, 401);
+        assert.match(String(outcome.detail.message), /SameSite.*Host the token broker on this page's site/);
+        const shown = await page.text('bio-verify >>> [part="status"]');
+        assert.match(shown, /host it on this site/);
+        assert.notMatch(shown, /session has ended/i);
+        // What the broker saw: a cross-site request without any cookie.
+        const verifyCall = party.brokerCalls.find((c) => c.site === 'cross-site');
+        assert.ok(verifyCall, `a cross-site broker call: ${JSON.stringify(party.brokerCalls)}`);
+        assert.strictEqual(verifyCall.cookie, undefined);
+      } finally {
+        await close();
+      }
+    });
+
+    it('<bio-diagnostics> on the other site reads the token broker as blocked (cookie-blocked), the rest ok', async () => {
+      const { page, close } = await signedInPage(`http://localhost:${party.port}`);
+      try {
+        const report = (await page.evaluate(() => document.querySelector('bio-diagnostics')!.start())) as string;
+        assert.match(report, /^token-broker: blocked cookie-blocked /m);
+        assert.match(report, /^middleware: ok HTTP 401$/m);
+        assert.match(report, /^local-service: ok ws-1: dev-1$/m);
+        assert.notInclude(report, TOKEN);
+        await page.waitForText('bio-diagnostics >>> [data-row="token-broker"]', 'host it on this site');
+      } finally {
+        await close();
+      }
+    });
   });
-});

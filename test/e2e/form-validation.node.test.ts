@@ -23,57 +23,64 @@ const PAGE = `<!doctype html>
   <button type="submit" id="approve">Approve</button>
 </form></body></html>`;
 
-for (const engine of selectedEngines()) describe(`a blocked form submit in ${ENGINE_NAMES[engine]}`, function () {
-  this.timeout(60_000);
-  let server: Server;
-  let origin: string;
-  let browser: Browser;
-  let submissions = 0;
+for (const engine of selectedEngines())
+  describe(`a blocked form submit in ${ENGINE_NAMES[engine]}`, function () {
+    this.timeout(60_000);
+    let server: Server;
+    let origin: string;
+    let browser: Browser;
+    let submissions = 0;
 
-  before(async () => {
-    const bundle = readFileSync(new URL('../../dist/bioid-elements.js', import.meta.url), 'utf8');
-    server = createServer((req, res) => {
-      if (req.method === 'POST') submissions += 1;
-      if (req.url === '/favicon.ico') return void res.writeHead(204).end();
-      // The element gets its token ready when it gets focus (the first sign of intent): a signed-in broker.
-      if (req.url === '/token') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"access_token":"form-token-0123456789","expires_in":300}');
-      const script = req.url === '/bioid-elements.js';
-      res.writeHead(script || req.url === '/' ? 200 : 404, { 'content-type': script ? 'text/javascript' : 'text/html' });
-      res.end(script ? bundle : PAGE);
+    before(async () => {
+      const bundle = readFileSync(new URL('../../dist/bioid-elements.js', import.meta.url), 'utf8');
+      server = createServer((req, res) => {
+        if (req.method === 'POST') submissions += 1;
+        if (req.url === '/favicon.ico') return void res.writeHead(204).end();
+        // The element gets its token ready when it gets focus (the first sign of intent): a signed-in broker.
+        if (req.url === '/token')
+          return void res
+            .writeHead(200, { 'content-type': 'application/json' })
+            .end('{"access_token":"form-token-0123456789","expires_in":300}');
+        const script = req.url === '/bioid-elements.js';
+        res.writeHead(script || req.url === '/' ? 200 : 404, { 'content-type': script ? 'text/javascript' : 'text/html' });
+        res.end(script ? bundle : PAGE);
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      browser = await launch(engine);
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    browser = await launch(engine);
-  });
-  after(async () => {
-    await browser?.close();
-    await new Promise((resolve) => server?.close(resolve));
-  });
+    after(async () => {
+      await browser?.close();
+      await new Promise((resolve) => server?.close(resolve));
+    });
 
-  it('submit before a match is blocked, focus moves to the element\'s button, and the console stays empty', async () => {
-    const context = await browser.newContext();
-    try {
-      const page = await context.newPage();
-      await page.goto(`${origin}/`);
-      await page.waitForSelector('bio-verify >>> button');
-      assert.deepEqual(
-        await page.evaluate(() => {
-          const el = document.querySelector('bio-verify') as HTMLElement & { validationMessage: string; willValidate: boolean };
-          return [el.willValidate, el.validationMessage];
-        }),
-        [true, 'Verify your fingerprint first.'],
-      );
-      await page.click('#approve');
-      await page.waitForFunction(() => document.activeElement?.localName === 'bio-verify');
-      assert.strictEqual(
-        await page.evaluate(() => document.querySelector('bio-verify')!.shadowRoot!.activeElement?.localName ?? null),
-        'button',
-      );
-      await new Promise((resolve) => setTimeout(resolve, 300)); // a console line is reported asynchronously
-      assert.strictEqual(submissions, 0, 'the form was not submitted');
-      assert.deepEqual(page.consoleMessages.map((m) => `${m.type}: ${m.text}`), []);
-    } finally {
-      await context.close();
-    }
+    it("submit before a match is blocked, focus moves to the element's button, and the console stays empty", async () => {
+      const context = await browser.newContext();
+      try {
+        const page = await context.newPage();
+        await page.goto(`${origin}/`);
+        await page.waitForSelector('bio-verify >>> button');
+        assert.deepEqual(
+          await page.evaluate(() => {
+            const el = document.querySelector('bio-verify') as HTMLElement & { validationMessage: string; willValidate: boolean };
+            return [el.willValidate, el.validationMessage];
+          }),
+          [true, 'Verify your fingerprint first.'],
+        );
+        await page.click('#approve');
+        await page.waitForFunction(() => document.activeElement?.localName === 'bio-verify');
+        assert.strictEqual(
+          await page.evaluate(() => document.querySelector('bio-verify')!.shadowRoot!.activeElement?.localName ?? null),
+          'button',
+        );
+        await new Promise((resolve) => setTimeout(resolve, 300)); // a console line is reported asynchronously
+        assert.strictEqual(submissions, 0, 'the form was not submitted');
+        assert.deepEqual(
+          page.consoleMessages.map((m) => `${m.type}: ${m.text}`),
+          [],
+        );
+      } finally {
+        await context.close();
+      }
+    });
   });
-});

@@ -46,10 +46,12 @@ export async function startHarness(engine: Engine): Promise<DemoHarness> {
   const reports: string[] = [];
   const collector = await startReportCollector(reports);
   const sim = await startSimulator({ ...CLIENT, captureDelayMs: [0, 30] });
-  const demo = await startDemoServer({ ...demoServerOptionsFor(sim, CLIENT, USER), cspReportUri: collector.url }).catch(async (error: unknown) => {
-    await sim.close();
-    throw error;
-  });
+  const demo = await startDemoServer({ ...demoServerOptionsFor(sim, CLIENT, USER), cspReportUri: collector.url }).catch(
+    async (error: unknown) => {
+      await sim.close();
+      throw error;
+    },
+  );
   const browser = await launch(engine).catch(async (error: unknown) => {
     await demo.close();
     await sim.close();
@@ -70,7 +72,9 @@ export async function startHarness(engine: Engine): Promise<DemoHarness> {
     browser,
     cspViolations: () => [
       ...reports,
-      ...pages.flatMap((page) => page.consoleMessages.filter((m) => /Content.Security.Policy/i.test(m.text)).map((m) => `console: ${m.text}`)),
+      ...pages.flatMap((page) =>
+        page.consoleMessages.filter((m) => /Content.Security.Policy/i.test(m.text)).map((m) => `console: ${m.text}`),
+      ),
     ],
     request,
     async signedIn(path: string) {

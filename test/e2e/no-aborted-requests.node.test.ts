@@ -55,7 +55,7 @@ describe('the SDK never aborts a request it has read (Chromium network log)', fu
       await raw.reload({ waitUntil: 'load' });
       await elementsReady(page);
       // A status poll of the page's watcher has ended, before any operation.
-      for (const until = Date.now() + 10_000; ![...requests.values()].some((r) => /\/status$/.test(r.url) && (r.finished || r.failed)); ) {
+      for (const until = Date.now() + 10_000; ![...requests.values()].some((r) => /\/status$/.test(r.url) && (r.finished || r.failed));) {
         assert.isBelow(Date.now(), until, 'no status poll within 10 s');
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
@@ -81,7 +81,9 @@ describe('the SDK never aborts a request it has read (Chromium network log)', fu
           r.url.startsWith(h.sim.middleware.url) ||
           r.url.startsWith(`${h.demo.url}/token`),
       );
-      const aborted = ours.filter((r) => r.failed === 'net::ERR_ABORTED').map((r) => `${r.method} ${r.url} (HTTP ${r.status}; ${r.log.join(', ')})`);
+      const aborted = ours
+        .filter((r) => r.failed === 'net::ERR_ABORTED')
+        .map((r) => `${r.method} ${r.url} (HTTP ${r.status}; ${r.log.join(', ')})`);
       assert.deepStrictEqual(aborted, [], 'requests that ended in net::ERR_ABORTED');
       const finished = (pattern: RegExp, method = 'GET') => ours.filter((r) => r.method === method && pattern.test(r.url) && r.finished);
       assert.isNotEmpty(finished(/\/status$/), 'a status poll of the local service finished');

@@ -3,7 +3,14 @@ import type { Page } from '../../scripts/engines.mjs';
 
 export interface Outcome {
   type: 'bio-result' | 'bio-error';
-  detail: Record<string, unknown> & { result?: Record<string, unknown>; code?: string; message?: string; status?: number; workstationId?: string; deviceId?: string };
+  detail: Record<string, unknown> & {
+    result?: Record<string, unknown>;
+    code?: string;
+    message?: string;
+    status?: number;
+    workstationId?: string;
+    deviceId?: string;
+  };
 }
 
 /** Clicks the button of the element matched by `selector` and resolves with its bio-result or bio-error. */

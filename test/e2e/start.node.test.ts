@@ -135,7 +135,10 @@ describe('npm start / npm run simulate', function () {
     assert.strictEqual(used.length, 4, started.output());
     assert.deepStrictEqual(partProcesses(started.pid), [], 'the simulator runs its parts in one process');
     const status = await fetch(`${ready.localServiceUrl}/status`);
-    assert.deepStrictEqual(await status.json(), { workstationId: 'ws-demo-1', devices: [{ deviceId: 'reader-1', model: 'SimReader 500', connected: true }] });
+    assert.deepStrictEqual(await status.json(), {
+      workstationId: 'ws-demo-1',
+      devices: [{ deviceId: 'reader-1', model: 'SimReader 500', connected: true }],
+    });
     const unauthenticated = await fetch(`${ready.middlewareUrl}/biometrics/alice`);
     assert.strictEqual(unauthenticated.status, 401);
     const signedOut = await fetch(ready.tokenEndpoint!, { headers: { 'X-CSRF': '1' } });

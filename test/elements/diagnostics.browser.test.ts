@@ -22,7 +22,9 @@ function world(override?: (net: Net) => void): Net {
   return installNetwork((net) => {
     net
       .on('GET', TOKEN_PATH, () => json({ access_token: TOKEN, expires_in: 300 }))
-      .on('POST', `${LOCAL}/test-capture`, (call) => json({ deviceId: (call.body as { deviceId: string }).deviceId, quality: 88, image: IMAGE }))
+      .on('POST', `${LOCAL}/test-capture`, (call) =>
+        json({ deviceId: (call.body as { deviceId: string }).deviceId, quality: 88, image: IMAGE }),
+      )
       .on('GET', `${MIDDLEWARE}/`, () => json({ error: 'invalid_token', message: 'A bearer token is required.' }, 401));
     override?.(net);
   });
@@ -142,7 +144,9 @@ describe('<bio-diagnostics>', () => {
   });
 
   it('no reader plugged in: the local service is ok, the test capture unreachable (no-device)', async () => {
-    world((net) => net.on('GET', `${LOCAL}/status`, () => json({ workstationId: 'ws-7', devices: [{ deviceId: 'dev-1', connected: false }] })));
+    world((net) =>
+      net.on('GET', `${LOCAL}/status`, () => json({ workstationId: 'ws-7', devices: [{ deviceId: 'dev-1', connected: false }] })),
+    );
     const { row, report } = await diagnose();
     expect(row('local-service').status).to.equal('ok');
     expect(row('test-capture').status).to.equal('unreachable');
@@ -163,7 +167,11 @@ describe('<bio-diagnostics>', () => {
     expect(row('test-capture').status).to.equal('refused');
     expect(el.shadowRoot!.querySelector('img')).to.equal(null);
     restoreNetwork();
-    world((net) => net.on('POST', `${LOCAL}/test-capture`, () => json({ deviceId: 'dev-1', quality: 70, image: `data:image/png;base64,${'A'.repeat(8 * 1024 * 1024)}` })));
+    world((net) =>
+      net.on('POST', `${LOCAL}/test-capture`, () =>
+        json({ deviceId: 'dev-1', quality: 70, image: `data:image/png;base64,${'A'.repeat(8 * 1024 * 1024)}` }),
+      ),
+    );
     ({ el, row } = await diagnose());
     expect(row('test-capture').status).to.equal('refused');
     expect(row('test-capture').detail).to.contain('8 MiB');
@@ -203,7 +211,10 @@ describe('<bio-diagnostics>', () => {
     world();
     const { el } = await diagnose();
     const clipboard = navigator.clipboard;
-    Object.defineProperty(navigator, 'clipboard', { configurable: true, value: { writeText: () => Promise.reject(new DOMException('denied', 'NotAllowedError')) } });
+    Object.defineProperty(navigator, 'clipboard', {
+      configurable: true,
+      value: { writeText: () => Promise.reject(new DOMException('denied', 'NotAllowedError')) },
+    });
     try {
       el.shadowRoot!.querySelector<HTMLButtonElement>('button[part="button"]')!.click();
       await new Promise((r) => setTimeout(r, 0));
@@ -226,7 +237,11 @@ describe('<bio-diagnostics>', () => {
   });
 
   it('causes follow the page language (de, fr, es)', async () => {
-    for (const [lang, words] of [['de', 'Sitzung'], ['fr', 'session'], ['es', 'sesión']] as const) {
+    for (const [lang, words] of [
+      ['de', 'Sitzung'],
+      ['fr', 'session'],
+      ['es', 'sesión'],
+    ] as const) {
       restoreNetwork();
       world((net) => net.on('GET', TOKEN_PATH, () => json({ error: 'no session' }, 401)));
       const { el, row } = await diagnose(ATTRS, lang);

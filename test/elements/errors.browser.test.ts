@@ -169,7 +169,9 @@ describe('operation elements: failures become bio-error and visible text, never 
   });
 
   it('a getToken property replaces token-endpoint; its failure is an auth bio-error without the token', async () => {
-    const el = await fixture<BioVerify>(`<bio-verify middleware-url="${MIDDLEWARE}" local-service-url="${LOCAL}" subject-id="alice"></bio-verify>`);
+    const el = await fixture<BioVerify>(
+      `<bio-verify middleware-url="${MIDDLEWARE}" local-service-url="${LOCAL}" subject-id="alice"></bio-verify>`,
+    );
     el.getToken = async () => 'own-token';
     await el.start();
     expect(net.callsTo(`${MIDDLEWARE}/orchestrator/verify`)[0]!.headers.get('authorization')).to.equal('Bearer own-token');

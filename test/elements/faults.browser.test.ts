@@ -89,7 +89,10 @@ describe('fault matrix: the token broker as seen by the elements, with recovery'
       const el = await fixture<BioSearch>(`<bio-search ${ATTRS} timeout-ms="80"></bio-search>`);
       const detail = await failure(el);
       expect(detail).to.include({ operation: 'search', code, retryable });
-      expect(net.calls.filter((c) => c.url.startsWith(MIDDLEWARE)), 'no middleware call without a token').to.have.length(0);
+      expect(
+        net.calls.filter((c) => c.url.startsWith(MIDDLEWARE)),
+        'no middleware call without a token',
+      ).to.have.length(0);
       state.down = false;
       const result = (await el.start()) as { searchId: string };
       expect(result.searchId).to.equal('s-1');
@@ -114,10 +117,30 @@ describe('fault matrix: the middleware as seen by the elements, with recovery', 
   const faults: [string, Handler, Partial<BioErrorDetail>, number][] = [
     ['403 (no refresh)', () => json({ error: 'insufficient_scope' }, 403), { code: 'forbidden', status: 403, retryable: false }, 1],
     ['500', () => json({ error: 'internal' }, 500), { code: 'middleware', status: 500, retryable: true }, 1],
-    ['503 workstation offline (discovered, not pinned)', () => json({ error: WORKSTATION_OFFLINE_TEXT }, 503), { code: 'workstation-offline', status: 503, retryable: true }, 1],
-    ['HTML error page (502 from a proxy)', () => text('<html><body><h1>502 Bad Gateway</h1></body></html>', 502, 'text/html'), { code: 'middleware', status: 502, retryable: true }, 1],
-    ['HTML 200 (a login page)', () => text('<!doctype html><title>Sign in</title>', 200, 'text/html'), { code: 'bad-response', status: 200, retryable: false }, 1],
-    ['truncated JSON', () => text('{"subjectId":"alice","match":tr', 200, 'application/json'), { code: 'bad-response', status: 200, retryable: false }, 1],
+    [
+      '503 workstation offline (discovered, not pinned)',
+      () => json({ error: WORKSTATION_OFFLINE_TEXT }, 503),
+      { code: 'workstation-offline', status: 503, retryable: true },
+      1,
+    ],
+    [
+      'HTML error page (502 from a proxy)',
+      () => text('<html><body><h1>502 Bad Gateway</h1></body></html>', 502, 'text/html'),
+      { code: 'middleware', status: 502, retryable: true },
+      1,
+    ],
+    [
+      'HTML 200 (a login page)',
+      () => text('<!doctype html><title>Sign in</title>', 200, 'text/html'),
+      { code: 'bad-response', status: 200, retryable: false },
+      1,
+    ],
+    [
+      'truncated JSON',
+      () => text('{"subjectId":"alice","match":tr', 200, 'application/json'),
+      { code: 'bad-response', status: 200, retryable: false },
+      1,
+    ],
     ['a hang past timeout-ms', hang, { code: 'timeout', retryable: true }, 1],
     ['a connection reset', refuse, { code: 'network', retryable: true }, 1],
   ];
@@ -221,7 +244,9 @@ describe('element lifecycle', () => {
       n.on(
         'POST',
         `${MIDDLEWARE}/orchestrator/verify`,
-        switchable(state, hang, (call) => json({ subjectId: (call.body as { subjectId: string }).subjectId, match: true, score: 1, verificationId: 'ver-back' })),
+        switchable(state, hang, (call) =>
+          json({ subjectId: (call.body as { subjectId: string }).subjectId, match: true, score: 1, verificationId: 'ver-back' }),
+        ),
       ),
     );
     const el = await fixture<BioVerify>(`<bio-verify ${ATTRS} subject-id="alice"></bio-verify>`);

@@ -16,9 +16,22 @@ import { json, text, type Handler } from '../support/fake-network.js';
 import { LOCAL, MIDDLEWARE, TOKEN_PATH, everythingVisible, installNetwork, restoreNetwork } from './network.js';
 
 const KNOWN: BioErrorCode[] = [
-  'config', 'auth', 'session-expired', 'broker-unavailable', 'unauthorized', 'forbidden', 'not-found',
-  'workstation-offline', 'middleware', 'bad-response', 'timeout', 'network', 'aborted',
-  'local-service-unreachable', 'no-device', 'local-service',
+  'config',
+  'auth',
+  'session-expired',
+  'broker-unavailable',
+  'unauthorized',
+  'forbidden',
+  'not-found',
+  'workstation-offline',
+  'middleware',
+  'bad-response',
+  'timeout',
+  'network',
+  'aborted',
+  'local-service-unreachable',
+  'no-device',
+  'local-service',
 ];
 const TOKEN = 'eyJhbGciOiJub25lIn0.eyJzdWIiOiJmdXp6In0.FUZZTOKENc0ffee';
 const TOKEN_MARK = 'FUZZTOKENc0ffee';
@@ -51,18 +64,56 @@ const value = fc.oneof(
   fc.integer().map(String),
   fc.double().map(String),
   fc.constantFrom(
-    '', ' ', '0', '-1', '1', '50', '1e309', 'NaN', 'null', 'undefined', 'true',
-    MIDDLEWARE, `${MIDDLEWARE}/`, TOKEN_PATH, LOCAL, '/relative', 'relative', '//evil.example/x',
-    'javascript:alert(1)', 'data:text/html,<script>alert(1)</script>', 'ftp://x', 'https://u:p@h.example/',
-    'http://[::1', ATTACK, '"><script>alert(1)</script>', '{{7*7}}', '${alert(1)}', '\u0000', '\u202e',
-    'de', 'ar', 'xx-invalid-!!',
+    '',
+    ' ',
+    '0',
+    '-1',
+    '1',
+    '50',
+    '1e309',
+    'NaN',
+    'null',
+    'undefined',
+    'true',
+    MIDDLEWARE,
+    `${MIDDLEWARE}/`,
+    TOKEN_PATH,
+    LOCAL,
+    '/relative',
+    'relative',
+    '//evil.example/x',
+    'javascript:alert(1)',
+    'data:text/html,<script>alert(1)</script>',
+    'ftp://x',
+    'https://u:p@h.example/',
+    'http://[::1',
+    ATTACK,
+    '"><script>alert(1)</script>',
+    '{{7*7}}',
+    '${alert(1)}',
+    '\u0000',
+    '\u202e',
+    'de',
+    'ar',
+    'xx-invalid-!!',
   ),
   fc.nat({ max: 4 }).map((n) => 'x'.repeat(10 ** n * 5)),
 );
 
 const ATTRIBUTES = [
-  'middleware-url', 'token-endpoint', 'integrator-id', 'workstation-id', 'device-id', 'local-service-url',
-  'timeout-ms', 'agent-id', 'subject-id', 'lang', 'name', 'required', 'login-url',
+  'middleware-url',
+  'token-endpoint',
+  'integrator-id',
+  'workstation-id',
+  'device-id',
+  'local-service-url',
+  'timeout-ms',
+  'agent-id',
+  'subject-id',
+  'lang',
+  'name',
+  'required',
+  'login-url',
 ] as const;
 /** Mostly the working wiring, so many cases get past configuration to the network. */
 const WORKING: Record<string, string> = {
@@ -72,12 +123,19 @@ const WORKING: Record<string, string> = {
   'subject-id': 'alice',
   'timeout-ms': '200',
 };
-const attributes = fc.dictionary(fc.constantFrom(...ATTRIBUTES), fc.oneof({ weight: 1, arbitrary: fc.constant(undefined) }, { weight: 3, arbitrary: value }), {
-  maxKeys: ATTRIBUTES.length,
-});
+const attributes = fc.dictionary(
+  fc.constantFrom(...ATTRIBUTES),
+  fc.oneof({ weight: 1, arbitrary: fc.constant(undefined) }, { weight: 3, arbitrary: value }),
+  {
+    maxKeys: ATTRIBUTES.length,
+  },
+);
 
 /** Runs `el` once (start() for operations; a first status for bio-reader-status) and collects what a page sees. */
-async function exercise(tag: string, attrs: Record<string, string | undefined>): Promise<{ outcome: Outcome; events: unknown[]; el: HTMLElement }> {
+async function exercise(
+  tag: string,
+  attrs: Record<string, string | undefined>,
+): Promise<{ outcome: Outcome; events: unknown[]; el: HTMLElement }> {
   // Each case is a page of its own: a broker token bound to one case's middleware-url
   // must not decide the next case's outcome.
   clearBrokerTokens();
@@ -156,16 +214,42 @@ describe('fuzzing element attributes (fast-check, Chromium)', () => {
 
 /** A reply as a hostile or broken server might send it. */
 const reply = fc.oneof(
-  fc.tuple(fc.json(), fc.constantFrom(200, 200, 201, 400, 401, 403, 404, 500, 502, 503)).map(([body, status]) => () => text(body, status, 'application/json')),
-  fc.tuple(fc.anything({ maxDepth: 2 }), fc.constantFrom(200, 401, 503)).map(([v, status]) => () => text(JSON.stringify(v) ?? 'undefined', status, 'application/json')),
-  fc.tuple(fc.string(), fc.integer({ min: 200, max: 599 })).map(([s, status]) => () => text(s, status)),
+  fc.tuple(fc.json(), fc.constantFrom(200, 200, 201, 400, 401, 403, 404, 500, 502, 503)).map(
+    ([body, status]) =>
+      () =>
+        text(body, status, 'application/json'),
+  ),
+  fc.tuple(fc.anything({ maxDepth: 2 }), fc.constantFrom(200, 401, 503)).map(
+    ([v, status]) =>
+      () =>
+        text(JSON.stringify(v) ?? 'undefined', status, 'application/json'),
+  ),
+  fc.tuple(fc.string(), fc.integer({ min: 200, max: 599 })).map(
+    ([s, status]) =>
+      () =>
+        text(s, status),
+  ),
   fc.string().map((s) => () => text(`<!doctype html><p>${s}</p>${ATTACK}`, 200, 'text/html')),
   fc.json().map((j) => () => text(j.slice(0, Math.max(0, j.length - 1)), 200, 'application/json')),
   fc.constantFrom<() => Response>(
-    () => json({ candidates: [{ subjectId: ATTACK, score: 1 }, { subjectId: { toString: 1 }, score: 'x' }], searchId: ATTACK }),
+    () =>
+      json({
+        candidates: [
+          { subjectId: ATTACK, score: 1 },
+          { subjectId: { toString: 1 }, score: 'x' },
+        ],
+        searchId: ATTACK,
+      }),
     () => json({ subjectId: ATTACK, match: true, score: ATTACK, verificationId: ATTACK }),
     () => json({ subjectId: ATTACK, enrollmentId: ATTACK, quality: ATTACK }),
-    () => json({ subjectId: 'alice', records: [{ enrollmentId: { toString: 1 }, createdAt: { valueOf: 1, toString: 1 }, quality: ATTACK }, { enrollmentId: ATTACK, createdAt: ATTACK }] }),
+    () =>
+      json({
+        subjectId: 'alice',
+        records: [
+          { enrollmentId: { toString: 1 }, createdAt: { valueOf: 1, toString: 1 }, quality: ATTACK },
+          { enrollmentId: ATTACK, createdAt: ATTACK },
+        ],
+      }),
     () => json({ workstationId: ATTACK, devices: [{ deviceId: ATTACK, model: ATTACK, connected: true }] }),
     () => json({ workstationId: 'ws', devices: [{ deviceId: 'd', connected: 'yes' }] }),
     () => json({ error: ATTACK, message: `Bearer ${TOKEN}` }, 500),
@@ -196,7 +280,11 @@ describe('fuzzing response bodies through the elements (fast-check, Chromium)', 
       await fc.assert(
         fc.asyncProperty(fc.subarray([...ENDPOINTS], { minLength: 1 }), reply, reply, async (which, first, second) => {
           // A fresh page-wide token cache per case, so a broker reply is really asked for.
-          const replies: Record<(typeof ENDPOINTS)[number], Handler | undefined> = { broker: undefined, status: undefined, operation: undefined };
+          const replies: Record<(typeof ENDPOINTS)[number], Handler | undefined> = {
+            broker: undefined,
+            status: undefined,
+            operation: undefined,
+          };
           which.forEach((endpoint, i) => (replies[endpoint] = i === 0 ? first : second));
           installNetwork((n) => {
             n.on('GET', TOKEN_PATH, replies.broker ?? (() => json({ access_token: TOKEN, expires_in: 300 })));
@@ -217,8 +305,22 @@ describe('fuzzing response bodies through the elements (fast-check, Chromium)', 
 /** Random page defaults (window.BioIDElementsConfig): known keys with random values, unknown keys, secrets. */
 const pageDefaults = fc.dictionary(
   fc.constantFrom(
-    'middlewareUrl', 'tokenEndpoint', 'getToken', 'integratorId', 'workstationId', 'deviceId', 'localServiceUrl',
-    'timeoutMs', 'agentId', 'loginUrl', 'strings', 'clientSecret', 'client_secret', 'middlewareURL', '__proto__', 'constructor',
+    'middlewareUrl',
+    'tokenEndpoint',
+    'getToken',
+    'integratorId',
+    'workstationId',
+    'deviceId',
+    'localServiceUrl',
+    'timeoutMs',
+    'agentId',
+    'loginUrl',
+    'strings',
+    'clientSecret',
+    'client_secret',
+    'middlewareURL',
+    '__proto__',
+    'constructor',
   ),
   fc.oneof(
     value,
@@ -261,7 +363,10 @@ describe('fuzzing page defaults (window.BioIDElementsConfig, configureElements)'
         // Assigned directly too: a page may set the global to anything before the script loads.
         // A positive timeout above 200 ms is lowered, so a generated never-settling getToken ends within the guard.
         const { timeoutMs } = defaults as { timeoutMs?: unknown };
-        host.BioIDElementsConfig = { ...defaults, timeoutMs: timeoutMs === undefined || (typeof timeoutMs === 'number' && timeoutMs > 200) ? 200 : timeoutMs };
+        host.BioIDElementsConfig = {
+          ...defaults,
+          timeoutMs: timeoutMs === undefined || (typeof timeoutMs === 'number' && timeoutMs > 200) ? 200 : timeoutMs,
+        };
         const el = document.createElement(tag) as HTMLElement & { start?: () => Promise<unknown>; updateComplete: Promise<unknown> };
         el.setAttribute('subject-id', 'alice');
         const events: unknown[] = [];
@@ -276,7 +381,10 @@ describe('fuzzing page defaults (window.BioIDElementsConfig, configureElements)'
           await el.updateComplete;
           if (el.start) {
             const how = await Promise.race([
-              el.start().then(() => 'resolved', () => 'rejected'),
+              el.start().then(
+                () => 'resolved',
+                () => 'rejected',
+              ),
               new Promise<string>((r) => setTimeout(() => r('hung'), 3000)),
             ]);
             expect(how).not.to.equal('hung');
@@ -302,15 +410,39 @@ describe('hostile JSON found by fuzzing (regressions)', () => {
       'bio-search',
       'POST',
       `${MIDDLEWARE}/orchestrator/search`,
-      { candidates: [{ subjectId: { toString: 1 }, score: { valueOf: 1, toString: 1 } }, { subjectId: ATTACK, score: 1 }], searchId: 's' },
-      { candidates: [{ subjectId: ATTACK, score: 0.5 }, { subjectId: `${ATTACK}2`, score: 1 }], searchId: 's' },
+      {
+        candidates: [
+          { subjectId: { toString: 1 }, score: { valueOf: 1, toString: 1 } },
+          { subjectId: ATTACK, score: 1 },
+        ],
+        searchId: 's',
+      },
+      {
+        candidates: [
+          { subjectId: ATTACK, score: 0.5 },
+          { subjectId: `${ATTACK}2`, score: 1 },
+        ],
+        searchId: 's',
+      },
     ],
     [
       'bio-enrolled',
       'GET',
       `${MIDDLEWARE}/biometrics/alice`,
-      { subjectId: 'alice', records: [{ enrollmentId: { toString: 1 }, createdAt: { toString: 1 }, quality: 1 }, { enrollmentId: ATTACK, createdAt: ATTACK }] },
-      { subjectId: 'alice', records: [{ enrollmentId: ATTACK, createdAt: { toString: 1 }, quality: { toString: 1 } }, { enrollmentId: ATTACK, createdAt: ATTACK }] },
+      {
+        subjectId: 'alice',
+        records: [
+          { enrollmentId: { toString: 1 }, createdAt: { toString: 1 }, quality: 1 },
+          { enrollmentId: ATTACK, createdAt: ATTACK },
+        ],
+      },
+      {
+        subjectId: 'alice',
+        records: [
+          { enrollmentId: ATTACK, createdAt: { toString: 1 }, quality: { toString: 1 } },
+          { enrollmentId: ATTACK, createdAt: ATTACK },
+        ],
+      },
     ],
   ];
   const mount = (tag: string) => {
@@ -373,7 +505,9 @@ describe('fuzzing <bio-diagnostics> (fast-check, Chromium)', () => {
           for (const word of el.shadowRoot!.querySelectorAll('[part="word"]')) expect(WORDS).to.include(word.getAttribute('data-status'));
           expect(report.includes(TOKEN_MARK), 'the token is in the report').to.equal(false);
           expect(everythingVisible(el).includes(TOKEN_MARK), 'the token is on the page').to.equal(false);
-          const active = [...el.shadowRoot!.querySelectorAll(ACTIVE)].filter((node) => !(node.matches('img[part="image"]') && node.getAttribute('src')!.startsWith('data:image/')));
+          const active = [...el.shadowRoot!.querySelectorAll(ACTIVE)].filter(
+            (node) => !(node.matches('img[part="image"]') && node.getAttribute('src')!.startsWith('data:image/')),
+          );
           expect(active.length, 'markup became an element').to.equal(0);
           expect((window as Pwned).__pwned, 'injected script ran').to.deep.equal([]);
           expect(uncaught, 'uncaught').to.deep.equal([]);

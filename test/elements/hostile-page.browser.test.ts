@@ -52,8 +52,12 @@ describe('hostile page: a token goes only to its middleware', () => {
   }
 
   it('injected markup naming another middleware gets a config error and sends nothing there (broker names middleware_url)', async () => {
-    const net = installNetwork((n) => n.on('GET', TOKEN_PATH, () => json({ access_token: 'tok-bound-0123456789', expires_in: 300, middleware_url: MIDDLEWARE })));
-    const injected = await fixture<BioSearch>(`<bio-search middleware-url="${ATTACKER}" token-endpoint="${TOKEN_PATH}" local-service-url="${LOCAL}"></bio-search>`);
+    const net = installNetwork((n) =>
+      n.on('GET', TOKEN_PATH, () => json({ access_token: 'tok-bound-0123456789', expires_in: 300, middleware_url: MIDDLEWARE })),
+    );
+    const injected = await fixture<BioSearch>(
+      `<bio-search middleware-url="${ATTACKER}" token-endpoint="${TOKEN_PATH}" local-service-url="${LOCAL}"></bio-search>`,
+    );
     const detail = await failure(injected);
     expect(detail.code).to.equal('config');
     expect(detail.message).to.match(/nothing was sent/);
@@ -95,7 +99,8 @@ describe('hostile page: polluted or clobbered names the SDK reads from window an
       strings: { en: { enroll: 'Pwned' } },
       theme: 'dark',
     };
-    for (const key of ['workstationId', 'deviceId', 'agentId', 'target', 'subjectId', 'integratorId', 'timeoutMs']) hostile[key] = `attacker-${key}`;
+    for (const key of ['workstationId', 'deviceId', 'agentId', 'target', 'subjectId', 'integratorId', 'timeoutMs'])
+      hostile[key] = `attacker-${key}`;
     hostile.middlewareUrl = ATTACKER_MW;
     hostile.tokenEndpoint = `${ATTACKER_MW}/token`;
     hostile.localServiceUrl = `${ATTACKER_MW}/local`;

@@ -72,5 +72,4 @@ describe('localization', () => {
     expect(getComputedStyle(list).paddingLeft).to.equal('0px');
     await expect(root).to.be.accessible();
   });
-
 });

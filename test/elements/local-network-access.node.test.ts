@@ -70,7 +70,8 @@ describe('Local Network Access in Chromium (a public page, the local service on 
     loopback = service.server;
     local = `http://127.0.0.1:${service.port}`;
     const site = await listen((req, res) => {
-      if (req.url === '/token') return void res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"access_token":"t-1","expires_in":300}');
+      if (req.url === '/token')
+        return void res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"access_token":"t-1","expires_in":300}');
       if (req.url === '/sdk.js') return void res.writeHead(200, { 'Content-Type': 'text/javascript' }).end(script);
       res.writeHead(200, { 'Content-Type': 'text/html' }).end('<!doctype html><meta charset="utf-8"><body></body>');
     });
@@ -131,7 +132,11 @@ describe('Local Network Access in Chromium (a public page, the local service on 
   const shadowText = (selector: string) =>
     page.evaluate((s: string) => document.querySelector(s)!.shadowRoot!.textContent!.replace(/\s+/g, ' '), selector);
   const clickIn = (host: string, part: string) =>
-    page.evaluate((h: string, p: string) => (document.querySelector(h)!.shadowRoot!.querySelector(`[part="${p}"]`) as HTMLElement).click(), host, part);
+    page.evaluate(
+      (h: string, p: string) => (document.querySelector(h)!.shadowRoot!.querySelector(`[part="${p}"]`) as HTMLElement).click(),
+      host,
+      part,
+    );
   const settle = () => new Promise((resolve) => setTimeout(resolve, 500));
 
   it('granted: the local service is polled from the first render, as in browsers without the permission', async () => {
@@ -171,7 +176,10 @@ describe('Local Network Access in Chromium (a public page, the local service on 
     await waitForState('prompt');
     await settle();
     assert.strictEqual(statusAttempts, 0, 'nothing asked on load');
-    const result = page.evaluate(() => new Promise((resolve) => document.addEventListener('bio-result', (e) => resolve((e as CustomEvent).detail.result), { once: true })));
+    const result = page.evaluate(
+      () =>
+        new Promise((resolve) => document.addEventListener('bio-result', (e) => resolve((e as CustomEvent).detail.result), { once: true })),
+    );
     await clickIn('bio-verify', 'button');
     assert.deepInclude(await result, { match: true, verificationId: 'ver-1' });
     await waitForState('ready'); // the click let the status element poll too
@@ -206,7 +214,9 @@ describe('Local Network Access in Chromium (a public page, the local service on 
 
   it('denied: <bio-diagnostics> reports the local service blocked, with its code, and sends nothing there', async () => {
     await open('denied', '<bio-diagnostics local-service-url="LOCAL"></bio-diagnostics>');
-    await page.waitForFunction(() => /local-service: blocked/.test((document.querySelector('bio-diagnostics') as unknown as { report: string }).report));
+    await page.waitForFunction(() =>
+      /local-service: blocked/.test((document.querySelector('bio-diagnostics') as unknown as { report: string }).report),
+    );
     const report = await page.evaluate(() => (document.querySelector('bio-diagnostics') as unknown as { report: string }).report);
     assert.match(report, /local-service: blocked local-network-blocked/);
     assert.strictEqual(statusAttempts, 0);

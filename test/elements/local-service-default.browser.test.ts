@@ -14,7 +14,11 @@ describe('the default local service URL is never used silently', () => {
     warnings = [];
     console.warn = (...args: unknown[]) => warnings.push(args.map(String).join(' '));
     installNetwork((net) =>
-      net.on('GET', 'http://localhost:18065/status', () => new Response(JSON.stringify({ workstationId: 'ws-d', devices: [{ deviceId: 'dev-d', connected: true }] }))),
+      net.on(
+        'GET',
+        'http://localhost:18065/status',
+        () => new Response(JSON.stringify({ workstationId: 'ws-d', devices: [{ deviceId: 'dev-d', connected: true }] })),
+      ),
     );
   });
   afterEach(() => {

@@ -28,7 +28,9 @@ describe('login-url', () => {
 
   it('session-expired shows a sign-in link to login-url, with return_to naming this page', async () => {
     installNetwork(signedOut);
-    const el = await fixture<BioVerify>(`<bio-verify ${ATTRS} subject-id="alice" login-url="https://id.example.test/login?app=shop"></bio-verify>`);
+    const el = await fixture<BioVerify>(
+      `<bio-verify ${ATTRS} subject-id="alice" login-url="https://id.example.test/login?app=shop"></bio-verify>`,
+    );
     const { outcome, link } = await run(el);
     expect(outcome).to.equal('session-expired');
     expect(link, 'a sign-in link').to.not.equal(null);
@@ -41,7 +43,9 @@ describe('login-url', () => {
 
   it('a relative login-url resolves against document.baseURI; a return_to it names is kept', async () => {
     installNetwork(signedOut);
-    const el = await fixture<BioVerify>(`<bio-verify ${ATTRS} subject-id="alice" login-url="signin?return_to=%2Fhome" lang="de"></bio-verify>`);
+    const el = await fixture<BioVerify>(
+      `<bio-verify ${ATTRS} subject-id="alice" login-url="signin?return_to=%2Fhome" lang="de"></bio-verify>`,
+    );
     const { link } = await run(el);
     expect(link!.href).to.equal(new URL('signin?return_to=%2Fhome', document.baseURI).href);
     expect(link!.textContent).to.equal('Anmelden');

@@ -137,7 +137,9 @@ describe('a steady layout', () => {
   });
 
   it('a failure keeps the width, so the neighbour beside stays put (only its technical detail may add lines)', async () => {
-    installNetwork((n) => n.on('POST', VERIFY_URL, () => json({ error: 'workstation_offline', message: 'Target workstation is not currently live.' }, 503)));
+    installNetwork((n) =>
+      n.on('POST', VERIFY_URL, () => json({ error: 'workstation_offline', message: 'Target workstation is not currently live.' }, 503)),
+    );
     const row = await fixture<HTMLDivElement>(
       `<div style="display: flex; gap: 8px; align-items: flex-start"><bio-verify ${ATTRS} subject-id="alice"></bio-verify><span>beside</span></div>`,
     );

@@ -37,7 +37,13 @@ export function installNetwork(override?: (net: Net) => void): Net {
         json({ subjectId: (call.body as { subjectId: string }).subjectId, match: true, score: 0.97, verificationId: 'ver-42' }),
       )
       .on('POST', `${MIDDLEWARE}/orchestrator/search`, () =>
-        json({ candidates: [{ subjectId: 'alice', score: 0.91 }, { subjectId: '<b>bob</b>', score: 0.4 }], searchId: 's-1' }),
+        json({
+          candidates: [
+            { subjectId: 'alice', score: 0.91 },
+            { subjectId: '<b>bob</b>', score: 0.4 },
+          ],
+          searchId: 's-1',
+        }),
       )
       .on('GET', `${MIDDLEWARE}/biometrics/alice`, () =>
         json({ subjectId: 'alice', records: [{ enrollmentId: 'enr-1', createdAt: '2026-01-02T03:04:05Z', quality: 88 }] }),

@@ -24,12 +24,42 @@ describe('one error, one code: start() and bio-error agree', () => {
   afterEach(restoreNetwork);
 
   const cases: [string, () => void, string, string, abstract new (...args: never[]) => BioIDError][] = [
-    ['the broker answers 401 (signed out)', () => installNetwork((n) => n.on('GET', TOKEN_PATH, () => json({ error: 'no session' }, 401))), `<bio-verify ${ATTRS} subject-id="alice"></bio-verify>`, 'session-expired', ReaderAuthError],
-    ['the broker answers 401 no-cookie', () => installNetwork((n) => n.on('GET', TOKEN_PATH, () => json({ error: 'no cookie', reason: 'no-cookie' }, 401))), `<bio-enroll ${ATTRS} subject-id="alice"></bio-enroll>`, 'cookie-blocked', ReaderAuthError],
-    ['the broker answers 502', () => installNetwork((n) => n.on('GET', TOKEN_PATH, () => json({ error: 'idp down' }, 502))), `<bio-search ${ATTRS}></bio-search>`, 'broker-unavailable', ReaderAuthError],
-    ['middleware-url is missing', () => installNetwork(), `<bio-enrolled token-endpoint="/token" subject-id="alice"></bio-enrolled>`, 'config', BioIDError],
+    [
+      'the broker answers 401 (signed out)',
+      () => installNetwork((n) => n.on('GET', TOKEN_PATH, () => json({ error: 'no session' }, 401))),
+      `<bio-verify ${ATTRS} subject-id="alice"></bio-verify>`,
+      'session-expired',
+      ReaderAuthError,
+    ],
+    [
+      'the broker answers 401 no-cookie',
+      () => installNetwork((n) => n.on('GET', TOKEN_PATH, () => json({ error: 'no cookie', reason: 'no-cookie' }, 401))),
+      `<bio-enroll ${ATTRS} subject-id="alice"></bio-enroll>`,
+      'cookie-blocked',
+      ReaderAuthError,
+    ],
+    [
+      'the broker answers 502',
+      () => installNetwork((n) => n.on('GET', TOKEN_PATH, () => json({ error: 'idp down' }, 502))),
+      `<bio-search ${ATTRS}></bio-search>`,
+      'broker-unavailable',
+      ReaderAuthError,
+    ],
+    [
+      'middleware-url is missing',
+      () => installNetwork(),
+      `<bio-enrolled token-endpoint="/token" subject-id="alice"></bio-enrolled>`,
+      'config',
+      BioIDError,
+    ],
     ['subject-id is missing', () => installNetwork(), `<bio-verify ${ATTRS}></bio-verify>`, 'config', BioIDError],
-    ['half a pin (workstation-id without device-id)', () => installNetwork(), `<bio-verify ${ATTRS} workstation-id="ws-1" subject-id="alice"></bio-verify>`, 'config', BioIDError],
+    [
+      'half a pin (workstation-id without device-id)',
+      () => installNetwork(),
+      `<bio-verify ${ATTRS} workstation-id="ws-1" subject-id="alice"></bio-verify>`,
+      'config',
+      BioIDError,
+    ],
   ];
   for (const [what, network, markup, code, type] of cases) {
     it(`${what}: bio-error code ${code}, and start() rejects with a ${type.name} of that code`, async () => {

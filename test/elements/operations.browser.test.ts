@@ -282,4 +282,3 @@ describe('operation elements: accessibility', () => {
     await started;
   });
 });
-

@@ -37,7 +37,14 @@ const offline = verifyAnswers(() => json({ error: 'workstation_offline', message
 export const SCENES: Scene[] = [
   { name: 'verify-idle', markup: verify(), until: 'idle' },
   { name: 'verify-waiting', markup: verify(), routes: verifyAnswers(hang), until: 'waiting' },
-  { name: 'verify-waiting-animated', markup: verify(), routes: verifyAnswers(hang), until: 'waiting', motion: 'no-preference', freezeAt: 500 },
+  {
+    name: 'verify-waiting-animated',
+    markup: verify(),
+    routes: verifyAnswers(hang),
+    until: 'waiting',
+    motion: 'no-preference',
+    freezeAt: 500,
+  },
   { name: 'verify-match', markup: verify(), until: 'settled' },
   {
     name: 'verify-no-match',
@@ -55,7 +62,12 @@ export const SCENES: Scene[] = [
   },
   { name: 'enrolled-records', markup: `<bio-enrolled ${ATTRS} subject-id="alice"></bio-enrolled>`, until: 'settled' },
   // One scene per error class: each localized summary the elements have.
-  { name: 'error-session-expired', markup: verify(), routes: route('GET', BROKER, () => json({ error: 'no session' }, 401)), until: 'settled' },
+  {
+    name: 'error-session-expired',
+    markup: verify(),
+    routes: route('GET', BROKER, () => json({ error: 'no session' }, 401)),
+    until: 'settled',
+  },
   {
     name: 'error-session-expired-sign-in',
     markup: verify('login-url="https://app.example.test/signin?return_to=%2Fverify"'),
@@ -68,7 +80,12 @@ export const SCENES: Scene[] = [
     routes: route('GET', BROKER, () => json({ error: 'no session', reason: 'no-cookie' }, 401)),
     until: 'settled',
   },
-  { name: 'error-broker-unavailable', markup: verify(), routes: route('GET', BROKER, () => json({ error: 'idp down' }, 502)), until: 'settled' },
+  {
+    name: 'error-broker-unavailable',
+    markup: verify(),
+    routes: route('GET', BROKER, () => json({ error: 'idp down' }, 502)),
+    until: 'settled',
+  },
   { name: 'error-config', markup: `<bio-verify ${ATTRS}></bio-verify>`, until: 'settled' },
   { name: 'error-workstation-offline', markup: verify(), routes: offline, until: 'settled' },
   { name: 'error-local-service-unreachable', markup: verify(), routes: route('GET', `${LOCAL}/status`, refuse), until: 'settled' },
@@ -135,7 +152,13 @@ export function defaultRoutes(net: Net): void {
     .on('POST', `${MW}/orchestrator/enroll`, () => json({ subjectId: 'alice', enrollmentId: 'enr-1', quality: 88 }))
     .on('POST', `${MW}/orchestrator/verify`, () => json({ subjectId: 'alice', match: true, score: 0.97, verificationId: 'ver-42' }))
     .on('POST', `${MW}/orchestrator/search`, () =>
-      json({ candidates: [{ subjectId: 'alice', score: 0.91 }, { subjectId: 'bob', score: 0.4 }], searchId: 's-1' }),
+      json({
+        candidates: [
+          { subjectId: 'alice', score: 0.91 },
+          { subjectId: 'bob', score: 0.4 },
+        ],
+        searchId: 's-1',
+      }),
     )
     .on('GET', `${MW}/biometrics/alice`, () =>
       json({ subjectId: 'alice', records: [{ enrollmentId: 'enr-1', createdAt: '2026-01-02T03:04:05Z', quality: 88 }] }),

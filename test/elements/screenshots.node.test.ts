@@ -72,7 +72,10 @@ describe('screenshots of each state (Chromium only)', function () {
     await page.setUserAgent('Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/150.0.0.0 Safari/537.36');
     await page.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, { waitUntil: 'load' });
     const installed = await page.evaluate((family) => (window as unknown as { hasFont(f: string): boolean }).hasFont(family), FONT);
-    assert.ok(installed, `The screenshots are drawn in "${FONT}", which this machine lacks: install it (Debian: apt-get install fonts-dejavu-core).`);
+    assert.ok(
+      installed,
+      `The screenshots are drawn in "${FONT}", which this machine lacks: install it (Debian: apt-get install fonts-dejavu-core).`,
+    );
     mkdirSync(OUT, { recursive: true });
   });
 

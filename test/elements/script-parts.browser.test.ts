@@ -24,14 +24,21 @@ async function page(way: string, csp: string): Promise<PageWindow> {
   frame.src = `/__test/parts/page?way=${way}&csp=${csp}`;
   document.body.append(frame);
   // Not the frame's load event: a browser may hold it back until the file the element loads has come.
-  await waitUntil(() => frame.contentDocument?.querySelector('bio-diagnostics')?.shadowRoot, `${way}/${csp}: the script defined no tag`, { interval: 10 });
+  await waitUntil(() => frame.contentDocument?.querySelector('bio-diagnostics')?.shadowRoot, `${way}/${csp}: the script defined no tag`, {
+    interval: 10,
+  });
   return frame.contentWindow as PageWindow;
 }
 
-const diagnostics = (win: PageWindow) => win.document.querySelector('bio-diagnostics')! as HTMLElement & { start(): Promise<string>; report: string };
+const diagnostics = (win: PageWindow) =>
+  win.document.querySelector('bio-diagnostics')! as HTMLElement & { start(): Promise<string>; report: string };
 const shadow = (win: PageWindow, tag: string) => win.document.querySelector(tag)!.shadowRoot!;
 /** Requests of the page for the file, from the Resource Timing entries. */
-const fetched = (win: PageWindow, file: string) => win.performance.getEntriesByType('resource').filter((e) => new URL(e.name).pathname.endsWith(`/${file}`)).map((e) => e.name);
+const fetched = (win: PageWindow, file: string) =>
+  win.performance
+    .getEntriesByType('resource')
+    .filter((e) => new URL(e.name).pathname.endsWith(`/${file}`))
+    .map((e) => e.name);
 
 /** The checks ran with the loaded code: every row of the report has a status word, and the page saw nothing go wrong. */
 async function expectChecksRan(win: PageWindow, chunkUrl: string): Promise<void> {
@@ -55,7 +62,7 @@ describe('<bio-diagnostics> loads its code from next to the script', function ()
   this.timeout(20000);
   afterEach(() => frames.splice(0).forEach((frame) => frame.remove()));
 
-  it('shows the status word loading until bioid-diagnostics.js arrives, then its rows; the file is fetched once, with the script\'s ?ver=', async () => {
+  it("shows the status word loading until bioid-diagnostics.js arrives, then its rows; the file is fetched once, with the script's ?ver=", async () => {
     const win = await page('slow', 'none');
     await waitUntil(() => shadow(win, 'bio-diagnostics')?.querySelector('[part="word"][data-status="loading"]'), 'no loading state');
     expect(fetched(win, 'bioid-elements.js')).to.have.length(1);
@@ -72,7 +79,7 @@ describe('<bio-diagnostics> loads its code from next to the script', function ()
     await expectChecksRan(await page('same', 'nonce'), `${location.origin}/__test/parts/same/bioid-diagnostics.js?ver=0.1.0`);
   });
 
-  it('CSP with a nonce alone (no host, no \'strict-dynamic\'): the import carries the script\'s nonce', async () => {
+  it("CSP with a nonce alone (no host, no 'strict-dynamic'): the import carries the script's nonce", async () => {
     await expectChecksRan(await page('same', 'nonce-only'), `${location.origin}/__test/parts/same/bioid-diagnostics.js?ver=0.1.0`);
   });
 
@@ -86,7 +93,7 @@ describe('<bio-diagnostics> loads its code from next to the script', function ()
     await expectChecksRan(win, `${location.origin}/__test/parts/same/bioid-diagnostics.js?ver=0.1.0`);
   });
 
-  it('from a CDN on another origin (Access-Control-Allow-Origin: *, the host in script-src): the file comes from the script\'s origin', async () => {
+  it("from a CDN on another origin (Access-Control-Allow-Origin: *, the host in script-src): the file comes from the script's origin", async () => {
     const { origin } = (await (await fetch('/__test/second-origin')).json()) as { origin: string };
     await expectChecksRan(await page('cdn', 'cdn'), `${origin}/__test/parts/cdn/bioid-diagnostics.js?ver=0.1.0`);
   });
@@ -96,14 +103,16 @@ describe('<bio-diagnostics> loads its code from next to the script', function ()
     const url = `${location.origin}/__test/parts/missing/bioid-diagnostics.js?ver=0.1.0`;
     const error = await diagnosticsError(win);
     expect(error).to.include({ operation: 'diagnostics', code: 'config', retryable: false });
-    expect(error!.message).to.contain(url).and.contain("next to it");
+    expect(error!.message).to.contain(url).and.contain('next to it');
     const root = shadow(win, 'bio-diagnostics');
     await waitUntil(() => root.querySelector('[part="error"]'), 'the failure is not shown');
     expect(root.querySelector('[part="error"]')!.textContent).to.contain(url);
     expect(root.textContent).to.contain('This component is not set up correctly.');
     // start() rejects with the same error; it asks again, and the page keeps working.
     let rejected: unknown;
-    await diagnostics(win).start().catch((e: unknown) => (rejected = e));
+    await diagnostics(win)
+      .start()
+      .catch((e: unknown) => (rejected = e));
     expect(rejected).to.have.property('code', 'config');
     expect(diagnostics(win).report).to.equal('');
     await waitUntil(() => shadow(win, 'bio-reader-status')?.querySelector('[part="state"]'), 'bio-reader-status did not render');

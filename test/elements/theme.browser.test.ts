@@ -95,7 +95,9 @@ describe('themes', () => {
         ['unreachable', refuse],
       ] as const) {
         net.on('GET', `${LOCAL}/status`, route);
-        const status = await fixture<BioReaderStatus>(`<bio-reader-status local-service-url="${LOCAL}" theme="${theme}"></bio-reader-status>`);
+        const status = await fixture<BioReaderStatus>(
+          `<bio-reader-status local-service-url="${LOCAL}" theme="${theme}"></bio-reader-status>`,
+        );
         await new Promise<void>((resolve) => {
           if (status.status?.state === state) resolve();
           status.addEventListener('bio-status', (e) => e.detail.state === state && resolve());
@@ -109,7 +111,9 @@ describe('themes', () => {
         await expect(status).to.be.accessible();
       }
 
-      const failing = checked.filter((c) => contrast(c.fg, c.bg) < c.min).map((c) => `${c.pair}: ${c.fg} on ${c.bg} is ${contrast(c.fg, c.bg).toFixed(2)}:1, needs ${c.min}:1`);
+      const failing = checked
+        .filter((c) => contrast(c.fg, c.bg) < c.min)
+        .map((c) => `${c.pair}: ${c.fg} on ${c.bg} is ${contrast(c.fg, c.bg).toFixed(2)}:1, needs ${c.min}:1`);
       expect(failing).to.deep.equal([]);
       expect(checked.length).to.be.greaterThan(20);
     });

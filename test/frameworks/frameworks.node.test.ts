@@ -20,7 +20,18 @@
 import { assert } from 'chai';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -144,7 +155,9 @@ async function toolchain(key: string, fw: Framework, timings: string[]): Promise
   try {
     await npm(staging, ['ci', '--prefer-offline', '--no-audit', '--no-fund'], 300_000);
   } catch (error) {
-    throw new Error(`The ${fw.dir} app's toolchain installs from the npm registry on the first run (then it stays in ${CACHE}):\n${(error as Error).message}`);
+    throw new Error(
+      `The ${fw.dir} app's toolchain installs from the npm registry on the first run (then it stays in ${CACHE}):\n${(error as Error).message}`,
+    );
   }
   writeFileSync(join(staging, '.installed'), `${new Date().toISOString()}\n`);
   try {
@@ -204,7 +217,20 @@ function pointAt(dir: string, ready: Ready): void {
 function startSimulator(): Promise<{ child: ChildProcess; ready: Ready }> {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', 'simulator/src/cli.ts', '--idp-port', '0', '--middleware-port', '0', '--local-service-port', '0', '--broker-port=0', '--capture-delay-ms', '0-30'],
+    [
+      '--import',
+      'tsx',
+      'simulator/src/cli.ts',
+      '--idp-port',
+      '0',
+      '--middleware-port',
+      '0',
+      '--local-service-port',
+      '0',
+      '--broker-port=0',
+      '--capture-delay-ms',
+      '0-30',
+    ],
     { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NODE_NO_WARNINGS: '1' } },
   );
   let output = '';
@@ -246,7 +272,8 @@ describe('bioid-sdk in React, Vue, Angular and Svelte apps built with their own 
     assert.ok(existsSync(join(root, 'dist', 'elements', 'index.js')), 'dist/ is missing: run npm run build first');
     const key = toolchainKey();
     // Toolchains of earlier versions of the apps go.
-    if (existsSync(CACHE)) for (const name of readdirSync(CACHE)) if (name !== key) rmSync(join(CACHE, name), { recursive: true, force: true });
+    if (existsSync(CACHE))
+      for (const name of readdirSync(CACHE)) if (name !== key) rmSync(join(CACHE, name), { recursive: true, force: true });
     // The toolchains install (on a first run) while bioid-sdk is packed and the simulator starts.
     work = mkdtempSync(join(tmpdir(), 'bioid-frameworks-'));
     const tree = join(work, 'tree');
@@ -373,7 +400,7 @@ describe('bioid-sdk in React, Vue, Angular and Svelte apps built with their own 
     assert.ok(existsSync(join(app, 'node_modules', 'bioid-sdk', 'package.json')), 'from the installed tarball');
   });
 
-  it('docs/frameworks.md shows each app\'s component as the test builds it', () => {
+  it("docs/frameworks.md shows each app's component as the test builds it", () => {
     const text = doc();
     for (const fw of FRAMEWORKS) {
       for (const [file, lang] of fw.documented) {

@@ -103,7 +103,13 @@ describe('bioid-broker as an operator installs it (npm install bioid-broker, fro
     assert.strictEqual(sdk.manifest.bin, undefined);
     assert.deepStrictEqual(Object.keys(sdk.manifest.dependencies ?? {}).sort(), ['lit', 'workbox-window']);
     assert.strictEqual(broker.manifest.bin?.['bioid-broker'], 'dist/cli.js');
-    assert.deepStrictEqual(Object.keys(broker.manifest.dependencies ?? {}).sort(), ['@opentelemetry/api', 'bioid-sdk', 'pino', 'prom-client', 'redis']);
+    assert.deepStrictEqual(Object.keys(broker.manifest.dependencies ?? {}).sort(), [
+      '@opentelemetry/api',
+      'bioid-sdk',
+      'pino',
+      'prom-client',
+      'redis',
+    ]);
     assert.ok(existsSync(join(app, 'node_modules', 'bioid-broker', 'dist', 'cli.js')));
     assert.ok(!existsSync(join(app, 'node_modules', 'bioid-broker', 'src')), 'sources stay out of the tarball');
     assert.ok(!existsSync(join(app, 'node_modules', 'bioid-sdk', 'dist', 'bin')), 'bioid-sdk ships no command');
@@ -111,7 +117,8 @@ describe('bioid-broker as an operator installs it (npm install bioid-broker, fro
 
   it('npx bioid-broker --help prints the usage and exits 0', async () => {
     const { stdout } = await run('npx', ['--no-install', 'bioid-broker', '--help'], { cwd: app, timeout: 30_000 });
-    for (const word of ['bioid-broker serve', 'bioid-broker check <url>', 'BIOID_SESSION_CHECK_URL', 'BIOID_TOKEN_STORE_URL']) assert.include(stdout, word);
+    for (const word of ['bioid-broker serve', 'bioid-broker check <url>', 'BIOID_SESSION_CHECK_URL', 'BIOID_TOKEN_STORE_URL'])
+      assert.include(stdout, word);
   });
 
   it('npx bioid-broker serve answers tokens, and npx bioid-broker check <url> passes it', async () => {
@@ -163,7 +170,10 @@ describe('bioid-broker as an operator installs it (npm install bioid-broker, fro
         '',
       ].join('\n'),
     );
-    served = await serveInstalled(app, env({ BIOID_METRICS_PORT: '0', BIOID_SHUTDOWN_DELAY_MS: '500', NODE_OPTIONS: `--import=${pathToFileURL(preload).href}` }));
+    served = await serveInstalled(
+      app,
+      env({ BIOID_METRICS_PORT: '0', BIOID_SHUTDOWN_DELAY_MS: '500', NODE_OPTIONS: `--import=${pathToFileURL(preload).href}` }),
+    );
     const metricsUrl = served.lines.find((l) => l.event === 'listening')!.metrics as string;
     assert.match(metricsUrl, /^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
     const issued = await fetch(`${served.url}/bioid/token`, { headers: { 'X-CSRF': '1', Cookie: 'sid=alice', 'X-Request-Id': 'op-42' } });
@@ -182,16 +192,26 @@ describe('bioid-broker as an operator installs it (npm install bioid-broker, fro
     const draining = await fetch(`${served.url}/readyz`);
     assert.strictEqual(draining.status, 503);
     assert.deepStrictEqual(await draining.json(), { status: 'unready', reason: 'stopping' });
-    assert.strictEqual((await fetch(`${served.url}/bioid/token`, { headers: { 'X-CSRF': '1', Cookie: 'sid=alice' } })).status, 200, 'served while it drains');
+    assert.strictEqual(
+      (await fetch(`${served.url}/bioid/token`, { headers: { 'X-CSRF': '1', Cookie: 'sid=alice' } })).status,
+      200,
+      'served while it drains',
+    );
     assert.strictEqual(await served.exited, 0, served.output());
 
     const requests = served.lines.filter((l) => l.event === 'request' || l.event === 'refused');
-    assert.deepStrictEqual(requests.map((l) => [l.level, l.requestId === 'op-42', l.outcome, l.status]), [
-      ['info', true, 'token', 200],
-      ['warn', false, 'no-session', 401],
-      ['info', false, 'token', 200],
-    ]);
-    const spans = readFileSync(spansFile, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { name: string; attributes: Record<string, unknown> });
+    assert.deepStrictEqual(
+      requests.map((l) => [l.level, l.requestId === 'op-42', l.outcome, l.status]),
+      [
+        ['info', true, 'token', 200],
+        ['warn', false, 'no-session', 401],
+        ['info', false, 'token', 200],
+      ],
+    );
+    const spans = readFileSync(spansFile, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { name: string; attributes: Record<string, unknown> });
     const exchange = spans.find((s) => s.attributes['bioid.broker.peer'] === 'identity-provider');
     assert.ok(exchange, JSON.stringify(spans));
     assert.strictEqual(exchange.name, 'POST');

@@ -94,13 +94,27 @@ function typeCheck(file: string, compilerOptions: { skipLibCheck?: boolean; modu
   const config = join(project, `tsconfig.${file}.json`);
   writeFileSync(config, JSON.stringify({ extends: './tsconfig.json', compilerOptions, files: [file] }));
   const unreadable: ts.Diagnostic[] = [];
-  const read = ts.getParsedCommandLineOfConfigFile(config, {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => unreadable.push(d) });
+  const read = ts.getParsedCommandLineOfConfigFile(
+    config,
+    {},
+    { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => unreadable.push(d) },
+  );
   const program = read
-    ? ts.createProgram({ rootNames: read.fileNames, options: read.options, host: sharingHost(read.options), projectReferences: read.projectReferences, configFileParsingDiagnostics: read.errors })
+    ? ts.createProgram({
+        rootNames: read.fileNames,
+        options: read.options,
+        host: sharingHost(read.options),
+        projectReferences: read.projectReferences,
+        configFileParsingDiagnostics: read.errors,
+      })
     : undefined;
   const diagnostics = [...unreadable, ...(program ? ts.getPreEmitDiagnostics(program) : [])];
   if (diagnostics.length > 0) {
-    const report = ts.formatDiagnostics(diagnostics, { getCanonicalFileName: (f) => f, getCurrentDirectory: () => project, getNewLine: () => '\n' });
+    const report = ts.formatDiagnostics(diagnostics, {
+      getCanonicalFileName: (f) => f,
+      getCurrentDirectory: () => project,
+      getNewLine: () => '\n',
+    });
     assert.fail(`tsc on ${file} against the installed package failed:\n${report}`);
   }
 }
@@ -118,7 +132,10 @@ describe('the packages as installed from their tarballs', function () {
     writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'integrator-app', private: true, type: 'module' }));
     for (const pkg of PACKAGES) tarballs.set(pkg.name, await packFromCopy(pkg));
     // From the tarballs; their dependencies come from npm's cache when it has them.
-    await npm(['install', '--prefer-offline', '--ignore-scripts', '--no-package-lock', ...[...tarballs.values()].map((p) => p.tarball)], project);
+    await npm(
+      ['install', '--prefer-offline', '--ignore-scripts', '--no-package-lock', ...[...tarballs.values()].map((p) => p.tarball)],
+      project,
+    );
     for (const tool of TYPE_CHECK_TOOLS) {
       const link = join(project, 'node_modules', tool);
       mkdirSync(dirname(link), { recursive: true });
@@ -134,14 +151,36 @@ describe('the packages as installed from their tarballs', function () {
   describe('bioid-sdk', () => {
     it('the tarball ships LICENSE, the README, the manifest, the framework types and one entry per tag, and no sources or tests', () => {
       const { files } = tarballs.get('bioid-sdk')!;
-      for (const path of ['LICENSE', 'README.md', 'package.json', 'custom-elements.json', 'dist/bioid-elements.js', 'dist/bioid-diagnostics.js', 'dist/react.d.ts', 'dist/vue.d.ts', 'dist/elements/tags/bio-verify.js', 'dist/elements/tags/bio-verify.d.ts']) {
+      for (const path of [
+        'LICENSE',
+        'README.md',
+        'package.json',
+        'custom-elements.json',
+        'dist/bioid-elements.js',
+        'dist/bioid-diagnostics.js',
+        'dist/react.d.ts',
+        'dist/vue.d.ts',
+        'dist/elements/tags/bio-verify.js',
+        'dist/elements/tags/bio-verify.d.ts',
+      ]) {
         assert.include(files, path);
       }
-      assert.deepEqual(files.filter((path) => /^(src|test|demo|scripts|bench)\//.test(path)), []);
+      assert.deepEqual(
+        files.filter((path) => /^(src|test|demo|scripts|bench)\//.test(path)),
+        [],
+      );
       // Images stay in the repository (the docs link to them there); no source maps: dist/ is readable as
       // shipped but for the script, whose map would have to carry the sources (docs/versioning.md).
-      assert.deepEqual(files.filter((path) => /\.(png|jpe?g|gif)$/.test(path)), [], 'no images');
-      assert.deepEqual(files.filter((path) => path.endsWith('.map')), [], 'no source maps');
+      assert.deepEqual(
+        files.filter((path) => /\.(png|jpe?g|gif)$/.test(path)),
+        [],
+        'no images',
+      );
+      assert.deepEqual(
+        files.filter((path) => path.endsWith('.map')),
+        [],
+        'no source maps',
+      );
     });
 
     it('every relative link and image of the packaged docs resolves to a file inside the package', () => {
@@ -151,7 +190,9 @@ describe('the packages as installed from their tarballs', function () {
         const text = readFileSync(installed('bioid-sdk', doc), 'utf8');
         for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
           if (/^([a-z][a-z0-9+.-]*:|#)/i.test(target!)) continue;
-          const path = join(dirname(doc), decodeURIComponent(target!.split('#')[0]!)).split('\\').join('/');
+          const path = join(dirname(doc), decodeURIComponent(target!.split('#')[0]!))
+            .split('\\')
+            .join('/');
           if (!files.includes(path) && !files.some((file) => file.startsWith(`${path}/`))) broken.push(`${doc}: ${target}`);
         }
       }
@@ -171,7 +212,9 @@ describe('the packages as installed from their tarballs', function () {
 
     it('bioid-sdk/dist/bioid-elements.js resolves, to the same file as bioid-sdk/bioid-elements.js', async () => {
       const [viaDist, short] = JSON.parse(
-        await inProject(`console.log(JSON.stringify([import.meta.resolve('bioid-sdk/dist/bioid-elements.js'), import.meta.resolve('bioid-sdk/bioid-elements.js')]));`),
+        await inProject(
+          `console.log(JSON.stringify([import.meta.resolve('bioid-sdk/dist/bioid-elements.js'), import.meta.resolve('bioid-sdk/bioid-elements.js')]));`,
+        ),
       ) as [string, string];
       assert.equal(viaDist, short);
       assert.equal(fileURLToPath(viaDist), installed('bioid-sdk', 'dist/bioid-elements.js'));
@@ -180,7 +223,9 @@ describe('the packages as installed from their tarballs', function () {
 
     it('the file the script loads on use resolves next to it, by both names', async () => {
       const [viaDist, short] = JSON.parse(
-        await inProject(`console.log(JSON.stringify([import.meta.resolve('bioid-sdk/dist/bioid-diagnostics.js'), import.meta.resolve('bioid-sdk/bioid-diagnostics.js')]));`),
+        await inProject(
+          `console.log(JSON.stringify([import.meta.resolve('bioid-sdk/dist/bioid-diagnostics.js'), import.meta.resolve('bioid-sdk/bioid-diagnostics.js')]));`,
+        ),
       ) as [string, string];
       assert.equal(viaDist, short);
       assert.equal(fileURLToPath(viaDist), installed('bioid-sdk', 'dist/bioid-diagnostics.js'));
@@ -194,9 +239,13 @@ describe('the packages as installed from their tarballs', function () {
       const tags = manifest.modules.flatMap((m) => m.declarations ?? []).flatMap((d) => (d.tagName ? [d.tagName] : []));
       assert.includeMembers(tags, ['bio-enroll', 'bio-verify', 'bio-search', 'bio-reader-status', 'bio-enrolled']);
       const resolved = JSON.parse(
-        await inProject(`console.log(JSON.stringify(${JSON.stringify(tags)}.map((tag) => import.meta.resolve('bioid-sdk/elements/' + tag + '.js'))));`),
+        await inProject(
+          `console.log(JSON.stringify(${JSON.stringify(tags)}.map((tag) => import.meta.resolve('bioid-sdk/elements/' + tag + '.js'))));`,
+        ),
       ) as string[];
-      const sideEffects = (pkg.sideEffects as string[]).map((glob) => new RegExp(`^${glob.replace(/^\.\//, '').replace(/\./g, '\\.').replace(/\*/g, '[^/]*')}$`));
+      const sideEffects = (pkg.sideEffects as string[]).map(
+        (glob) => new RegExp(`^${glob.replace(/^\.\//, '').replace(/\./g, '\\.').replace(/\*/g, '[^/]*')}$`),
+      );
       tags.forEach((tag, i) => {
         const file = fileURLToPath(resolved[i]!);
         const code = readFileSync(file, 'utf8');
@@ -204,7 +253,10 @@ describe('the packages as installed from their tarballs', function () {
         assert.deepEqual(defined, [tag], `${file} defines <${tag}> and nothing else`);
         assert.ok(existsSync(file.replace(/\.js$/, '.d.ts')), `types beside ${file}`);
         const inPackage = relative(installed('bioid-sdk', ''), file).split('\\').join('/');
-        assert.ok(sideEffects.some((glob) => glob.test(inPackage)), `${inPackage} is listed in sideEffects`);
+        assert.ok(
+          sideEffects.some((glob) => glob.test(inPackage)),
+          `${inPackage} is listed in sideEffects`,
+        );
       });
     });
 

@@ -36,8 +36,10 @@ describe('The public API of bioid-sdk is the committed one', function () {
       const committed = readFileSync(join(API_DIR, `${name}.api.md`), 'utf8');
       const built = apiReport(name);
       if (built !== committed) {
-        assert.fail(`The API of ${entry} differs from api/${name}.api.md (- committed, + built):\n${lineDiff(committed, built)}\n` +
-          `A removed or changed line is a breaking change (a major version); only added lines are a minor one. If intended, ${UPDATE}.`);
+        assert.fail(
+          `The API of ${entry} differs from api/${name}.api.md (- committed, + built):\n${lineDiff(committed, built)}\n` +
+            `A removed or changed line is a breaking change (a major version); only added lines are a minor one. If intended, ${UPDATE}.`,
+        );
       }
     });
   }
@@ -54,7 +56,13 @@ describe('The public API of bioid-sdk is the committed one', function () {
 
   it('tells a removed or renamed event from an added one', () => {
     const tag = (events: Record<string, string>) => ({
-      class: 'BioX', attributes: {}, properties: {}, methods: [], events, cssParts: [], cssProperties: [],
+      class: 'BioX',
+      attributes: {},
+      properties: {},
+      methods: [],
+      events,
+      cssParts: [],
+      cssProperties: [],
     });
     const { breaking, additions } = compareElements(
       { 'bio-x': tag({ 'bio-result': 'BioResultDetail' }) },

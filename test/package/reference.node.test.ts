@@ -21,7 +21,9 @@ describe('the generated reference (docs/reference/)', function () {
         const was = committed.split('\n');
         const now = text.split('\n');
         const first = now.findIndex((line, i) => line !== was[i]);
-        assert.fail(`docs/reference/${file} is stale (first difference at line ${first + 1}: "${now[first] ?? ''}"). Run \`npm run docs\` and commit it.`);
+        assert.fail(
+          `docs/reference/${file} is stale (first difference at line ${first + 1}: "${now[first] ?? ''}"). Run \`npm run docs\` and commit it.`,
+        );
       }
     });
   }

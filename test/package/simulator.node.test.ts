@@ -35,8 +35,8 @@ function scriptTagQuickStart(): string {
   return block[1]!;
 }
 
-
-const quickStart3 = () => quickStarts.slice(quickStarts.indexOf('## Quick start 3'), quickStarts.indexOf('\n## ', quickStarts.indexOf('## Quick start 3') + 1));
+const quickStart3 = () =>
+  quickStarts.slice(quickStarts.indexOf('## Quick start 3'), quickStarts.indexOf('\n## ', quickStarts.indexOf('## Quick start 3') + 1));
 
 /** The packages quick start 3's `npm install` line names. */
 function quickStart3Install(): string[] {
@@ -55,10 +55,14 @@ async function freePort(): Promise<number> {
 }
 
 function startSimulator(bin: string, cwd: string): Promise<{ child: ChildProcess; ready: Ready; output: () => string }> {
-  const child = spawn(bin, ['--idp-port', '0', '--middleware-port', '0', '--local-service-port', '0', '--broker-port=0', '--capture-delay-ms', '0-30'], {
-    cwd,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    bin,
+    ['--idp-port', '0', '--middleware-port', '0', '--local-service-port', '0', '--broker-port=0', '--capture-delay-ms', '0-30'],
+    {
+      cwd,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no SIMULATOR_READY within 30 s:\n${output}`)), 30_000);
@@ -111,7 +115,12 @@ describe('bioid-simulator as an integrator installs it', function () {
     copyPackage(join(root, 'simulator'), join(tree, 'simulator'), join(root, 'node_modules'), { skip: ['dist'] });
     packed = [await pack(tree, tarballs, { ignoreScripts: true }), await pack(join(tree, 'simulator'), tarballs)];
     // Quick start 3's own install line: the packages it names beside bioid-sdk (express, express-session).
-    await installOffline(app, join(root, 'package-lock.json'), packed, quickStart3Install().filter((name) => name !== 'bioid-sdk'));
+    await installOffline(
+      app,
+      join(root, 'package-lock.json'),
+      packed,
+      quickStart3Install().filter((name) => name !== 'bioid-sdk'),
+    );
   });
 
   after(async () => {
@@ -231,14 +240,26 @@ describe('bioid-simulator as an integrator installs it', function () {
     writeFileSync(join(app, 'server.mjs'), written);
     // The variables exactly as the simulator printed them for "your own backend", and the session secret.
     const printed = simulator.output().slice(simulator.output().indexOf('Your own backend instead'));
-    const env = Object.fromEntries([...printed.slice(0, printed.indexOf('(the IdP')).matchAll(/\b(BIOID_[A-Z_]+)=(\S+)/g)].map((m) => [m[1]!, m[2]!]));
-    server = spawn(process.execPath, ['server.mjs'], { cwd: app, env: { ...process.env, ...env, SESSION_SECRET: 'quick-start-3' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const env = Object.fromEntries(
+      [...printed.slice(0, printed.indexOf('(the IdP')).matchAll(/\b(BIOID_[A-Z_]+)=(\S+)/g)].map((m) => [m[1]!, m[2]!]),
+    );
+    server = spawn(process.execPath, ['server.mjs'], {
+      cwd: app,
+      env: { ...process.env, ...env, SESSION_SECRET: 'quick-start-3' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     server.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     server.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const pageUrl = `http://127.0.0.1:${port}/`;
     for (let i = 0; ; i += 1) {
-      if (await fetch(pageUrl, { redirect: 'manual' }).then(() => true, () => false)) break;
+      if (
+        await fetch(pageUrl, { redirect: 'manual' }).then(
+          () => true,
+          () => false,
+        )
+      )
+        break;
       assert.ok(i < 100 && server.exitCode === null, `server.mjs did not start:\n${output}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }

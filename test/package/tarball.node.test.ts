@@ -46,7 +46,14 @@ const ALLOWED: Record<string, Array<[RegExp, string]>> = {
  * The docs about this repository rather than the package, and the reference generated from the .d.ts and
  * custom-elements.json the package ships anyway: on GitHub only, the shipped docs link there.
  */
-const REPOSITORY_ONLY_DOCS = ['docs/demo.md', 'docs/development.md', 'docs/performance.md', 'docs/spec-coverage.md', 'docs/wordpress.md', 'docs/reference/'];
+const REPOSITORY_ONLY_DOCS = [
+  'docs/demo.md',
+  'docs/development.md',
+  'docs/performance.md',
+  'docs/spec-coverage.md',
+  'docs/wordpress.md',
+  'docs/reference/',
+];
 
 interface Manifest {
   main?: string;
@@ -75,7 +82,12 @@ function referencedPaths(manifest: Manifest): Array<{ field: string; path: strin
 function matching(path: string, files: string[]): string[] {
   const relative = path.replace(/^\.\//, '');
   if (!relative.includes('*')) return files.filter((file) => file === relative);
-  const pattern = new RegExp(`^${relative.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]+')}$`);
+  const pattern = new RegExp(
+    `^${relative
+      .split('*')
+      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('[^/]+')}$`,
+  );
   return files.filter((file) => pattern.test(file));
 }
 
@@ -98,7 +110,11 @@ describe('What each package ships (docs/versioning.md, "What is in the package")
   for (const name of Object.keys(ALLOWED)) {
     it(`${name} ships only what its users need: every file matches a pattern of its allow list`, () => {
       const unexpected = paths(name).filter((path) => !ALLOWED[name]!.some(([pattern]) => pattern.test(path)));
-      assert.deepEqual(unexpected, [], `${name} would publish files nobody decided to ship: keep them out through "files" in its package.json, or add a pattern to this test saying what they are for`);
+      assert.deepEqual(
+        unexpected,
+        [],
+        `${name} would publish files nobody decided to ship: keep them out through "files" in its package.json, or add a pattern to this test saying what they are for`,
+      );
     });
 
     it(`${name} ships its package.json, README, LICENSE and CHANGELOG`, () => {
@@ -106,17 +122,29 @@ describe('What each package ships (docs/versioning.md, "What is in the package")
     });
 
     it(`${name}: every file its package.json points at (exports, bin, types, sideEffects…) is in the tarball`, () => {
-      const manifest = JSON.parse(tarball(name).files.find((file) => file.path === 'package.json')!.contents.toString('utf8')) as Manifest;
+      const manifest = JSON.parse(
+        tarball(name)
+          .files.find((file) => file.path === 'package.json')!
+          .contents.toString('utf8'),
+      ) as Manifest;
       const references = referencedPaths(manifest);
-      assert.isNotEmpty(references.filter((r) => r.field.startsWith('exports') || r.field.startsWith('bin')), 'an entry point or a bin');
-      const missing = references.filter(({ path }) => matching(path, paths(name)).length === 0).map(({ field, path }) => `${field}: ${path}`);
+      assert.isNotEmpty(
+        references.filter((r) => r.field.startsWith('exports') || r.field.startsWith('bin')),
+        'an entry point or a bin',
+      );
+      const missing = references
+        .filter(({ path }) => matching(path, paths(name)).length === 0)
+        .map(({ field, path }) => `${field}: ${path}`);
       assert.deepEqual(missing, [], `package.json of ${name} points at files the tarball does not hold`);
     });
   }
 
   it(`bioid-sdk packs to at most ${TARBALL_BUDGET / 1000} kB: the .tgz npm publishes, its bytes as npm counts them (bench/budgets.json, "tarball")`, () => {
     const { packed: bytes, unpacked, files } = tarball('bioid-sdk');
-    const largest = [...files].sort((a, b) => b.size - a.size).slice(0, 8).map((f) => `${f.path} ${formatBytes(f.size)}`);
+    const largest = [...files]
+      .sort((a, b) => b.size - a.size)
+      .slice(0, 8)
+      .map((f) => `${f.path} ${formatBytes(f.size)}`);
     assert.isAtMost(
       bytes,
       TARBALL_BUDGET,
@@ -142,25 +170,45 @@ describe('What each package ships (docs/versioning.md, "What is in the package")
 
   it('bioid-sdk ships no source maps, and no file of it names one (DevTools would ask for a file that is not there)', () => {
     const { files } = tarball('bioid-sdk');
-    assert.deepEqual(files.filter((f) => f.path.endsWith('.map')).map((f) => f.path), [], 'source maps');
-    const naming = files.filter((f) => f.path.endsWith('.js') && /\/[/*][#@] sourceMappingURL=/.test(f.contents.toString('utf8'))).map((f) => f.path);
+    assert.deepEqual(
+      files.filter((f) => f.path.endsWith('.map')).map((f) => f.path),
+      [],
+      'source maps',
+    );
+    const naming = files
+      .filter((f) => f.path.endsWith('.js') && /\/[/*][#@] sourceMappingURL=/.test(f.contents.toString('utf8')))
+      .map((f) => f.path);
     assert.deepEqual(naming, [], 'files naming a source map');
   });
 
   it('bioid-sdk ships the docs for using it as text: images stay in the repository (the docs link to them on GitHub), and so do the docs about the repository', () => {
     const files = paths('bioid-sdk');
-    assert.deepEqual(files.filter((path) => /\.(png|jpe?g|gif|svg|webp)$/.test(path)), [], 'images');
-    assert.deepEqual(files.filter((path) => REPOSITORY_ONLY_DOCS.some((doc) => (doc.endsWith('/') ? path.startsWith(doc) : path === doc))), [], 'docs about the repository');
+    assert.deepEqual(
+      files.filter((path) => /\.(png|jpe?g|gif|svg|webp)$/.test(path)),
+      [],
+      'images',
+    );
+    assert.deepEqual(
+      files.filter((path) => REPOSITORY_ONLY_DOCS.some((doc) => (doc.endsWith('/') ? path.startsWith(doc) : path === doc))),
+      [],
+      'docs about the repository',
+    );
     assert.includeMembers(files, ['docs/elements.md', 'docs/core.md', 'docs/broker.md', 'docs/broker-contract.md', 'docs/versioning.md']);
   });
 
   it('custom-elements.json describes the public surface of the elements: no private or protected members', () => {
-    const manifest = JSON.parse(tarball('bioid-sdk').files.find((f) => f.path === 'custom-elements.json')!.contents.toString('utf8')) as {
+    const manifest = JSON.parse(
+      tarball('bioid-sdk')
+        .files.find((f) => f.path === 'custom-elements.json')!
+        .contents.toString('utf8'),
+    ) as {
       modules: Array<{ path: string; declarations?: Array<{ name: string; members?: Array<{ name: string; privacy?: string }> }> }>;
     };
     const hidden = manifest.modules.flatMap((mod) =>
       (mod.declarations ?? []).flatMap((d) =>
-        (d.members ?? []).filter((m) => (m.privacy ?? 'public') !== 'public' || /^[_#]/.test(m.name)).map((m) => `${d.name}.${m.name} (${m.privacy ?? 'public'})`),
+        (d.members ?? [])
+          .filter((m) => (m.privacy ?? 'public') !== 'public' || /^[_#]/.test(m.name))
+          .map((m) => `${d.name}.${m.name} (${m.privacy ?? 'public'})`),
       ),
     );
     assert.deepEqual(hidden, []);

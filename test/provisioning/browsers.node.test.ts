@@ -28,7 +28,15 @@ const ALL = [
 ];
 
 /** A machine with `files` (executables), `uid`, an os-release text; records every command run. */
-function machine({ files = [] as string[], uid = 1000, osRelease = DEBIAN, env = {} as Record<string, string>, sudo = false, installs = [] as string[], wordpress = true } = {}) {
+function machine({
+  files = [] as string[],
+  uid = 1000,
+  osRelease = DEBIAN,
+  env = {} as Record<string, string>,
+  sudo = false,
+  installs = [] as string[],
+  wordpress = true,
+} = {}) {
   const executables = new Set([...files, ...(wordpress ? WORDPRESS_STACK : [])]);
   const ran: string[] = [];
   const logged: string[] = [];
@@ -37,7 +45,9 @@ function machine({ files = [] as string[], uid = 1000, osRelease = DEBIAN, env =
     uid,
     osRelease,
     isExecutable: (path) => executables.has(path),
-    listDir: (dir) => [...new Set([...executables].filter((f) => f.startsWith(`${dir}/`)).map((f) => f.slice(dir.length + 1).split('/')[0]!))],
+    listDir: (dir) => [
+      ...new Set([...executables].filter((f) => f.startsWith(`${dir}/`)).map((f) => f.slice(dir.length + 1).split('/')[0]!)),
+    ],
     canSudo: () => sudo,
     exists: (path) => executables.has(path),
     run: (command, args, runEnv) => {
@@ -58,10 +68,26 @@ describe('scripts/browsers.mjs: find, install on Debian as root, otherwise stop 
       (error: unknown) => {
         assert.ok(error instanceof MissingError);
         const message = (error as Error).message;
-        for (const name of ['Chromium', 'Firefox', 'WebKitWebDriver', 'MiniBrowser', 'Xvfb', 'PHP \\(CLI\\)', 'PHP curl extension', 'Redis server']) assert.match(message, new RegExp(`- ${name}`));
+        for (const name of [
+          'Chromium',
+          'Firefox',
+          'WebKitWebDriver',
+          'MiniBrowser',
+          'Xvfb',
+          'PHP \\(CLI\\)',
+          'PHP curl extension',
+          'Redis server',
+        ])
+          assert.match(message, new RegExp(`- ${name}`));
         assert.match(message, /you are not root and sudo -n is not available/);
-        assert.match(message, /apt-get install -y --no-install-recommends chromium firefox-esr webkit2gtk-driver xvfb php-cli php-curl redis-server$/m);
-        assert.match(message, /CHROME_PATH=\S+ FIREFOX_PATH=\S+ WEBKIT_WEBDRIVER_PATH=\S+ MINIBROWSER_PATH=\S+ XVFB_PATH=\S+ PHP_PATH=\S+ PHP_CURL_PATH=\S+curl\.so REDIS_SERVER_PATH=\S+/);
+        assert.match(
+          message,
+          /apt-get install -y --no-install-recommends chromium firefox-esr webkit2gtk-driver xvfb php-cli php-curl redis-server$/m,
+        );
+        assert.match(
+          message,
+          /CHROME_PATH=\S+ FIREFOX_PATH=\S+ WEBKIT_WEBDRIVER_PATH=\S+ MINIBROWSER_PATH=\S+ XVFB_PATH=\S+ PHP_PATH=\S+ PHP_CURL_PATH=\S+curl\.so REDIS_SERVER_PATH=\S+/,
+        );
         return true;
       },
     );
@@ -69,7 +95,11 @@ describe('scripts/browsers.mjs: find, install on Debian as root, otherwise stop 
   });
 
   it('the message lists exactly what is missing: a variable that names no executable, and one missing engine', () => {
-    const { inputs } = machine({ files: ALL.filter((f) => !f.includes('firefox')), env: { CHROME_PATH: '/opt/nothing/chrome', DISPLAY: ':5' }, uid: 0 });
+    const { inputs } = machine({
+      files: ALL.filter((f) => !f.includes('firefox')),
+      env: { CHROME_PATH: '/opt/nothing/chrome', DISPLAY: ':5' },
+      uid: 0,
+    });
     throwsError(
       () => ensure(inputs),
       (error: unknown) => {
@@ -105,16 +135,25 @@ describe('scripts/browsers.mjs: find, install on Debian as root, otherwise stop 
     assert.match(logged.join('\n'), /firefox-esr: Firefox is missing; needed for/);
   });
 
-  it('the shared token store suite\'s Redis comes from the same step: redis-server installed with apt-get on Debian as root', () => {
+  it("the shared token store suite's Redis comes from the same step: redis-server installed with apt-get on Debian as root", () => {
     const { inputs, ran } = machine({ files: ALL.filter((f) => !f.includes('redis')), uid: 0, installs: ['/usr/bin/redis-server'] });
     assert.strictEqual(ensure(inputs).redisServer, '/usr/bin/redis-server');
     assert.strictEqual(ran[2], 'apt-get install -y -qq --no-install-recommends redis-server [DEBIAN_FRONTEND=noninteractive]');
   });
 
   it('a user with passwordless sudo installs through sudo -n', () => {
-    const { inputs, ran } = machine({ files: [...ALL.filter((f) => !f.includes('chromium')), '/usr/bin/sudo'], sudo: true, installs: ['/usr/bin/chromium'] });
+    const { inputs, ran } = machine({
+      files: [...ALL.filter((f) => !f.includes('chromium')), '/usr/bin/sudo'],
+      sudo: true,
+      installs: ['/usr/bin/chromium'],
+    });
     assert.strictEqual(ensure(inputs).chromium, '/usr/bin/chromium');
-    assert.ok(ran.some((r) => r.startsWith('/usr/bin/sudo -n env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium')), ran.join('\n'));
+    assert.ok(
+      ran.some((r) =>
+        r.startsWith('/usr/bin/sudo -n env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium'),
+      ),
+      ran.join('\n'),
+    );
   });
 
   it('root on Debian installs the WordPress stack (wordpress, its theme, php-mysql, mariadb-server) with the same apt-get call', () => {
@@ -122,7 +161,10 @@ describe('scripts/browsers.mjs: find, install on Debian as root, otherwise stop 
     const found = ensure(inputs);
     assert.strictEqual(found.phpMysql, '/usr/lib/php/20220829/mysqli.so', 'a PHP extension only has to exist, in any API directory');
     assert.strictEqual(found.mariadb, '/usr/sbin/mariadbd');
-    assert.strictEqual(ran[2], 'apt-get install -y -qq --no-install-recommends wordpress wordpress-theme-twentytwentythree php-mysql mariadb-server [DEBIAN_FRONTEND=noninteractive]');
+    assert.strictEqual(
+      ran[2],
+      'apt-get install -y -qq --no-install-recommends wordpress wordpress-theme-twentytwentythree php-mysql mariadb-server [DEBIAN_FRONTEND=noninteractive]',
+    );
     assert.match(ran[0]!, /exit 101/, 'MariaDB is installed with services kept from starting');
   });
 

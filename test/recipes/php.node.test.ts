@@ -144,14 +144,19 @@ describe('recipe A, a token broker in plain PHP (docs/recipes/php/native)', () =
     const cookie = await signIn(php, 'alice');
     const run = await runBin(['check', `${php.url}/token.php`, '--cookie', cookie, '--origin', CMS_ORIGIN]);
     assert.strictEqual(run.status, 0, run.stdout + run.stderr);
-    for (const rule of [1, 2, 3, 4, 5, 6, 7, 8, 9, 11]) assert.match(run.stdout, new RegExp(`pass  rule +${rule} `), `rule ${rule}\n${run.stdout}`);
+    for (const rule of [1, 2, 3, 4, 5, 6, 7, 8, 9, 11])
+      assert.match(run.stdout, new RegExp(`pass  rule +${rule} `), `rule ${rule}\n${run.stdout}`);
     // Rule 2: the refused preflight was logged with its origin, and PHP's log holds no secret.
     assert.match(php.output(), /"reason":"origin-not-allowed".*"origin":"https:\/\/not-allowed\.bioid-check\.invalid"/);
     assert.notInclude(php.output(), CLIENT.clientSecret);
   });
 
   it('with a wrong client secret the PHP broker answers exactly 502 { error } (check --expect-502)', async () => {
-    const failing = await startPhp(join(RECIPES, 'native'), brokerEnv({ BIOID_CLIENT_SECRET: 'wrong-php-secret' }), mkdtempSync(join(scratch, 'bad-')));
+    const failing = await startPhp(
+      join(RECIPES, 'native'),
+      brokerEnv({ BIOID_CLIENT_SECRET: 'wrong-php-secret' }),
+      mkdtempSync(join(scratch, 'bad-')),
+    );
     try {
       const run = await runBin(['check', `${failing.url}/token.php`, '--cookie', await signIn(failing, 'alice'), '--expect-502']);
       assert.strictEqual(run.status, 0, run.stdout);
@@ -209,7 +214,10 @@ describe('recipe B, a PHP app with bioid-broker serve beside it (docs/recipes/ph
     const cookie = await signIn(php, 'bob');
     assert.strictEqual((await fetch(`${php.url}/session-check.php`, { headers: { Cookie: cookie } })).status, 204);
     assert.strictEqual((await fetch(`${php.url}/session-check.php`)).status, 401);
-    assert.strictEqual((await fetch(`${php.url}/session-check.php`, { headers: { Cookie: 'PHPSESSID=forged0000000000000000000000' } })).status, 401);
+    assert.strictEqual(
+      (await fetch(`${php.url}/session-check.php`, { headers: { Cookie: 'PHPSESSID=forged0000000000000000000000' } })).status,
+      401,
+    );
   });
 
   it('the script-tag quick start reaches a verified match through the sidecar in Chromium', async function () {
@@ -229,7 +237,9 @@ describe('recipe B without a reverse proxy: the sidecar on its own port, the pag
     const port = Number(new URL(free.url).port);
     await free.close();
     const pageOrigin = `http://127.0.0.1:${port}`;
-    sidecar = await startSidecar(brokerEnv({ BIOID_SESSION_CHECK_URL: `${pageOrigin}/session-check.php`, BIOID_ALLOWED_ORIGINS: pageOrigin }));
+    sidecar = await startSidecar(
+      brokerEnv({ BIOID_SESSION_CHECK_URL: `${pageOrigin}/session-check.php`, BIOID_ALLOWED_ORIGINS: pageOrigin }),
+    );
     php = await startPhp(join(RECIPES, 'sidecar'), { ...pageEnv(), BIOID_TOKEN_ENDPOINT: `${sidecar.url}/token` }, scratch, port);
   });
   after(async () => {

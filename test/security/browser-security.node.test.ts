@@ -28,8 +28,7 @@ const SECRET = 'browser-SECRET-0xfeed';
 /** Markup a hostile middleware or local service could send; it would call window.__pwned if it ever ran. */
 const IMG = '<img src=x onerror="window.__pwned.push(\'img\')">';
 const SCRIPT = '<script>window.__pwned.push("script")</script>';
-const CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self'; require-trusted-types-for 'script'; report-uri /csp-report";
+const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; require-trusted-types-for 'script'; report-uri /csp-report";
 
 const ATTRS = 'middleware-url="/mw" token-endpoint="/token" local-service-url="/local" integrator-id="acme"';
 const PAGE = `<!doctype html>
@@ -97,7 +96,11 @@ function startServer(recorded: Recorded[], reports: string[]) {
     req.on('end', () => {
       const path = new URL(req.url ?? '/', 'http://x').pathname;
       recorded.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
-      if (path === '/') return reply(res, 200, 'text/html; charset=utf-8', PAGE, { 'Content-Security-Policy': CSP, 'Set-Cookie': 'sid=session-1; HttpOnly; SameSite=Lax; Path=/' });
+      if (path === '/')
+        return reply(res, 200, 'text/html; charset=utf-8', PAGE, {
+          'Content-Security-Policy': CSP,
+          'Set-Cookie': 'sid=session-1; HttpOnly; SameSite=Lax; Path=/',
+        });
       if (path === '/page.js') return reply(res, 200, 'text/javascript', PAGE_JS);
       if (path === '/bioid-elements.js') return reply(res, 200, 'text/javascript', BUNDLE);
       if (path === '/favicon.ico') return reply(res, 204, 'image/x-icon', '');
@@ -116,10 +119,18 @@ function startServer(recorded: Recorded[], reports: string[]) {
         if (req.headers.authorization !== `Bearer ${TOKEN}`) return json(res, 401, { error: 'invalid_token' });
         const sent = body ? (JSON.parse(body) as { subjectId?: string }) : {};
         if (sent.subjectId === 'mallory') return json(res, 500, { error: `${IMG}${SCRIPT} internal` });
-        if (path === '/mw/orchestrator/enroll') return json(res, 200, { subjectId: `${sent.subjectId}${IMG}`, enrollmentId: SCRIPT, quality: 90 });
-        if (path === '/mw/orchestrator/verify') return json(res, 200, { subjectId: sent.subjectId, match: true, score: 0.93, verificationId: `ver-${IMG}` });
+        if (path === '/mw/orchestrator/enroll')
+          return json(res, 200, { subjectId: `${sent.subjectId}${IMG}`, enrollmentId: SCRIPT, quality: 90 });
+        if (path === '/mw/orchestrator/verify')
+          return json(res, 200, { subjectId: sent.subjectId, match: true, score: 0.93, verificationId: `ver-${IMG}` });
         if (path === '/mw/orchestrator/search') {
-          return json(res, 200, { candidates: [{ subjectId: IMG, score: 0.9 }, { subjectId: SCRIPT, score: 0.5 }], searchId: 's-1' });
+          return json(res, 200, {
+            candidates: [
+              { subjectId: IMG, score: 0.9 },
+              { subjectId: SCRIPT, score: 0.5 },
+            ],
+            searchId: 's-1',
+          });
         }
       }
       if (path.startsWith('/idp')) return json(res, 200, { access_token: 'idp-token', expires_in: 60 });
@@ -169,8 +180,12 @@ describe('browser security of dist/bioid-elements.js (strict CSP, inert markup, 
     await server?.close();
   });
 
-  it('CSP: every element renders and runs an operation under script-src/style-src \'self\' and require-trusted-types-for \'script\' without a violation', async () => {
-    await page.waitForFunction(() => (window as unknown as { __events: { type: string; detail: { state?: string } }[] }).__events.some((e) => e.type === 'bio-status' && e.detail.state === 'ready'));
+  it("CSP: every element renders and runs an operation under script-src/style-src 'self' and require-trusted-types-for 'script' without a violation", async () => {
+    await page.waitForFunction(() =>
+      (window as unknown as { __events: { type: string; detail: { state?: string } }[] }).__events.some(
+        (e) => e.type === 'bio-status' && e.detail.state === 'ready',
+      ),
+    );
     assert.match(await page.text('bio-reader-status >>> [part="state"]'), /ready|Ready/i);
 
     const enrolled = await operate(page, 'bio-enroll');
@@ -192,7 +207,11 @@ describe('browser security of dist/bioid-elements.js (strict CSP, inert markup, 
     assert.deepStrictEqual(reports, [], 'CSP violation reports');
     // Chromium logs the deliberate 500 of #failing as a failed resource load; nothing else may be logged as an error.
     const expected500 = 'error: Failed to load resource: the server responded with a status of 500 (Internal Server Error)';
-    assert.deepStrictEqual(consoleLines().filter((l) => (/^error/.test(l) && l !== expected500) || /Content Security Policy|Trusted Type/i.test(l)), [], 'console errors');
+    assert.deepStrictEqual(
+      consoleLines().filter((l) => (/^error/.test(l) && l !== expected500) || /Content Security Policy|Trusted Type/i.test(l)),
+      [],
+      'console errors',
+    );
     assert.strictEqual(consoleLines().filter((l) => l === expected500).length, 1);
     assert.deepStrictEqual(pageErrors(), [], 'uncaught page errors');
   });
@@ -228,7 +247,11 @@ describe('browser security of dist/bioid-elements.js (strict CSP, inert markup, 
     }
     assert.ok(!consoleLines().join('\n').includes(TOKEN_MARK), 'the token is in the console output');
     const cookies = await context.cookies(server.url);
-    assert.deepStrictEqual(cookies.map((c) => c.name), ['sid'], 'the SDK sets no cookie');
+    assert.deepStrictEqual(
+      cookies.map((c) => c.name),
+      ['sid'],
+      'the SDK sets no cookie',
+    );
     assert.ok(!JSON.stringify(cookies).includes(TOKEN_MARK));
     const cached = await page.evaluate(async (): Promise<number> => ('caches' in window ? (await window.caches.keys()).length : 0));
     assert.strictEqual(cached, 0, 'nothing in Cache Storage');
@@ -245,7 +268,14 @@ describe('browser security of dist/bioid-elements.js (strict CSP, inert markup, 
             new sdk.BioID({
               middlewareUrl: `${location.origin}/mw`,
               integratorId: 'acme',
-              auth: { type: 'idpClientCredentials', clientId: 'acme', clientSecret: secret, issuerUrl: `${location.origin}/idp`, realm: 'r', dangerouslyAllowBrowser },
+              auth: {
+                type: 'idpClientCredentials',
+                clientId: 'acme',
+                clientSecret: secret,
+                issuerUrl: `${location.origin}/idp`,
+                realm: 'r',
+                dangerouslyAllowBrowser,
+              },
             });
             results.push({ threw: false, message: '' });
           } catch (e) {
@@ -264,7 +294,11 @@ describe('browser security of dist/bioid-elements.js (strict CSP, inert markup, 
     }
     await pause(100);
     const after = recorded.slice(before);
-    assert.deepStrictEqual(after.filter((r) => r.url.startsWith('/idp')), [], 'no request to a token endpoint');
+    assert.deepStrictEqual(
+      after.filter((r) => r.url.startsWith('/idp')),
+      [],
+      'no request to a token endpoint',
+    );
     assert.ok(!recorded.some((r) => r.url.startsWith('/idp')));
     // Nothing ever sent carries the secret (the client-secret attribute on a bio-verify is ignored).
     const everything = recorded.map((r) => `${r.url}\n${JSON.stringify(r.headers)}\n${r.body}`).join('\n');

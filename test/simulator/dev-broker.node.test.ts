@@ -41,7 +41,10 @@ describe('simulator: development token broker', () => {
     const body = (await reply.json()) as { access_token: string; expires_in: number; middleware_url: string };
     assert.strictEqual(body.middleware_url, MIDDLEWARE);
     assert.isAbove(body.expires_in, 0);
-    const { payload } = await jwtVerify(body.access_token, createRemoteJWKSet(new URL(idp.jwksUri)), { issuer: idp.issuer, audience: idp.audience });
+    const { payload } = await jwtVerify(body.access_token, createRemoteJWKSet(new URL(idp.jwksUri)), {
+      issuer: idp.issuer,
+      audience: idp.audience,
+    });
     assert.strictEqual(payload.azp, CLIENT.clientId);
   });
 

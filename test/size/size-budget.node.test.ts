@@ -44,7 +44,8 @@ describe('size ceilings (bench/budgets.json)', () => {
     // Each file the script names is there, and each file there is one it names.
     assert.deepStrictEqual(parts, ['bioid-diagnostics.js']);
     for (const part of parts) assert.include(script, `"./${part}"`, `the script loads ./${part}`);
-    const size = gzipSize(withFixedBuildId(script)) + parts.reduce((sum, part) => sum + gzipSize(withFixedBuildId(readFileSync(dist(part)))), 0);
+    const size =
+      gzipSize(withFixedBuildId(script)) + parts.reduce((sum, part) => sum + gzipSize(withFixedBuildId(readFileSync(dist(part)))), 0);
     assert.ok(
       size <= BUNDLE_ALL_BUDGET,
       `the script and ${parts.join(', ')} are ${size} B gzip in all, ${size - BUNDLE_ALL_BUDGET} B over their ${BUNDLE_ALL_BUDGET} B ceiling.`,

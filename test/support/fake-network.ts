@@ -67,9 +67,7 @@ export function fakeNetwork() {
     const headers = new Headers(init.headers);
     let body: unknown;
     if (rawBody !== undefined) {
-      body = headers.get('content-type')?.includes('json')
-        ? JSON.parse(rawBody)
-        : Object.fromEntries(new URLSearchParams(rawBody));
+      body = headers.get('content-type')?.includes('json') ? JSON.parse(rawBody) : Object.fromEntries(new URLSearchParams(rawBody));
     }
     const call: RecordedCall = { method, url: url.href, path: url.pathname, headers, body, rawBody };
     calls.push(call);

@@ -62,11 +62,14 @@ export async function npm(cwd: string, args: string[], timeoutMs = 60_000): Prom
  * Copies a package directory (its package.json, README, LICENSE and `files`, or everything but `skip`),
  * with `node_modules` a link to the repository's, so build scripts find their tools.
  */
-export function copyPackage(from: string, to: string, repoNodeModules: string, options: { onlyFiles?: boolean; skip?: string[] } = {}): void {
+export function copyPackage(
+  from: string,
+  to: string,
+  repoNodeModules: string,
+  options: { onlyFiles?: boolean; skip?: string[] } = {},
+): void {
   const manifest = readManifest(from);
-  const entries = options.onlyFiles
-    ? ['package.json', 'README.md', 'LICENSE', ...(manifest.files ?? [])]
-    : undefined;
+  const entries = options.onlyFiles ? ['package.json', 'README.md', 'LICENSE', ...(manifest.files ?? [])] : undefined;
   const skip = new Set(['node_modules', ...(options.skip ?? [])]);
   if (entries) {
     for (const entry of entries) if (existsSync(join(from, entry))) cpSync(join(from, entry), join(to, entry), { recursive: true });
@@ -111,7 +114,9 @@ export function seedLockfile(app: string, repoLockfile: string, packed: Packed[]
       const path = lockPathOf(repo, from, name);
       if (!path) {
         if (optional) continue;
-        throw new Error(`${name} (needed by ${from || 'the packed packages'}) is not in package-lock.json; the offline install cannot get it.`);
+        throw new Error(
+          `${name} (needed by ${from || 'the packed packages'}) is not in package-lock.json; the offline install cannot get it.`,
+        );
       }
       if (path in packages) continue;
       // dev/peer flags describe the repository's tree; npm recomputes them for this one.
@@ -141,8 +146,14 @@ export function seedLockfile(app: string, repoLockfile: string, packed: Packed[]
     need(path, entry.optionalDependencies, true);
     need(path, entry.peerDependencies, true);
   }
-  writeFileSync(join(app, 'package.json'), `${JSON.stringify({ name: 'app', version: '1.0.0', private: true, type: 'module', dependencies }, null, 2)}\n`);
-  writeFileSync(join(app, 'package-lock.json'), `${JSON.stringify({ name: 'app', version: '1.0.0', lockfileVersion: 3, requires: true, packages }, null, 2)}\n`);
+  writeFileSync(
+    join(app, 'package.json'),
+    `${JSON.stringify({ name: 'app', version: '1.0.0', private: true, type: 'module', dependencies }, null, 2)}\n`,
+  );
+  writeFileSync(
+    join(app, 'package-lock.json'),
+    `${JSON.stringify({ name: 'app', version: '1.0.0', lockfileVersion: 3, requires: true, packages }, null, 2)}\n`,
+  );
 }
 
 /**

@@ -17,11 +17,19 @@ export const STATUS = {
 export function standardNetwork() {
   return fakeNetwork()
     .on('GET', `${LOCAL}/status`, () => json(STATUS))
-    .on('POST', `${LOCAL}/test-capture`, (c) => json({ deviceId: (c.body as { deviceId: string }).deviceId, quality: 87, image: 'data:image/png;base64,AAAA' }))
-    .on('POST', `${MW}/orchestrator/enroll`, (c) => json({ subjectId: (c.body as { subjectId: string }).subjectId, enrollmentId: 'enr-1', quality: 80 }))
-    .on('POST', `${MW}/orchestrator/verify`, (c) => json({ subjectId: (c.body as { subjectId: string }).subjectId, match: true, score: 0.97, verificationId: 'ver-1', extra: 'kept' }))
+    .on('POST', `${LOCAL}/test-capture`, (c) =>
+      json({ deviceId: (c.body as { deviceId: string }).deviceId, quality: 87, image: 'data:image/png;base64,AAAA' }),
+    )
+    .on('POST', `${MW}/orchestrator/enroll`, (c) =>
+      json({ subjectId: (c.body as { subjectId: string }).subjectId, enrollmentId: 'enr-1', quality: 80 }),
+    )
+    .on('POST', `${MW}/orchestrator/verify`, (c) =>
+      json({ subjectId: (c.body as { subjectId: string }).subjectId, match: true, score: 0.97, verificationId: 'ver-1', extra: 'kept' }),
+    )
     .on('POST', `${MW}/orchestrator/search`, () => json({ candidates: [{ subjectId: 'alice', score: 0.9 }], searchId: 'srch-1' }))
-    .on('GET', `${MW}/biometrics/alice`, () => json({ subjectId: 'alice', records: [{ enrollmentId: 'enr-1', createdAt: '2026-01-01T00:00:00Z' }] }));
+    .on('GET', `${MW}/biometrics/alice`, () =>
+      json({ subjectId: 'alice', records: [{ enrollmentId: 'enr-1', createdAt: '2026-01-01T00:00:00Z' }] }),
+    );
 }
 
 export type Network = ReturnType<typeof standardNetwork>;

@@ -28,7 +28,10 @@ class FakeCache {
 
 function load(script: string, options: { offline?: boolean } = {}) {
   let offline = options.offline ?? false;
-  const caches = new Map<string, FakeCache>([['bioid-kiosk-old', new FakeCache()], ['someone-else', new FakeCache()]]);
+  const caches = new Map<string, FakeCache>([
+    ['bioid-kiosk-old', new FakeCache()],
+    ['someone-else', new FakeCache()],
+  ]);
   const listeners = new Map<string, (event: unknown) => void>();
   const network: string[] = [];
   let skipped = 0;
@@ -63,7 +66,11 @@ function load(script: string, options: { offline?: boolean } = {}) {
   const dispatch = async (type: string, event: Record<string, unknown>) => {
     const waits: Array<Promise<unknown>> = [];
     let responded: Promise<Response> | undefined;
-    listeners.get(type)!({ ...event, waitUntil: (p: Promise<unknown>) => waits.push(p), respondWith: (r: Promise<Response>) => (responded = r) });
+    listeners.get(type)!({
+      ...event,
+      waitUntil: (p: Promise<unknown>) => waits.push(p),
+      respondWith: (r: Promise<Response>) => (responded = r),
+    });
     await Promise.all(waits);
     return responded;
   };

@@ -54,13 +54,24 @@ export function findStack(): Stack | { skip: string } {
   }
   const php = found.php ?? onPath('php');
   if (!php && !missing.some((r) => r.id === 'php')) {
-    missing.push({ id: 'php', name: 'PHP (php-cli, php-curl)', env: 'PATH', commands: ['php'], debian: 'php-cli php-curl', why: 'the WordPress plugin suite' });
+    missing.push({
+      id: 'php',
+      name: 'PHP (php-cli, php-curl)',
+      env: 'PATH',
+      commands: ['php'],
+      debian: 'php-cli php-curl',
+      why: 'the WordPress plugin suite',
+    });
   }
-  const installDb = found.mariadb ? [join(dirname(found.mariadb), 'mariadb-install-db'), onPath('mariadb-install-db')].find((p) => p && existsSync(p)) : undefined;
+  const installDb = found.mariadb
+    ? [join(dirname(found.mariadb), 'mariadb-install-db'), onPath('mariadb-install-db')].find((p) => p && existsSync(p))
+    : undefined;
   if (missing.length === 0 && php && installDb) return { php, mariadbd: found.mariadb!, installDb };
   const decision = plan(missing, inputs);
   if (decision.action === 'install') {
-    throw new Error(`The WordPress suite needs ${missing.map((r) => r.debian).join(', ')}, which npm test installs on this machine: run npm run browsers.`);
+    throw new Error(
+      `The WordPress suite needs ${missing.map((r) => r.debian).join(', ')}, which npm test installs on this machine: run npm run browsers.`,
+    );
   }
   return { skip: decision.action === 'stop' ? decision.message : `mariadb-install-db not found beside ${found.mariadb}` };
 }
@@ -151,7 +162,18 @@ export async function startSite(stack: Stack, options: SiteOptions): Promise<Run
     const data = join(dir, 'db');
     const socket = join(dir, 'mysql.sock');
     const asRoot = process.getuid?.() === 0 ? ['--user=root'] : [];
-    const init = spawnSync(stack.installDb, ['--no-defaults', `--datadir=${data}`, '--auth-root-authentication-method=normal', '--skip-test-db', '--skip-name-resolve', ...asRoot], { encoding: 'utf8' });
+    const init = spawnSync(
+      stack.installDb,
+      [
+        '--no-defaults',
+        `--datadir=${data}`,
+        '--auth-root-authentication-method=normal',
+        '--skip-test-db',
+        '--skip-name-resolve',
+        ...asRoot,
+      ],
+      { encoding: 'utf8' },
+    );
     if (init.status !== 0) throw new Error(`mariadb-install-db failed (${init.status}): ${init.stderr || init.stdout}`);
     const db = start(stack.mariadbd, [
       '--no-defaults',
@@ -166,7 +188,11 @@ export async function startSite(stack: Stack, options: SiteOptions): Promise<Run
       ...asRoot,
     ]);
     stops.push(db.stop);
-    await waitFor('MariaDB', () => socketAccepts(socket), () => (db.proc.exitCode !== null ? readTail(join(dir, 'mariadb.log')) : undefined));
+    await waitFor(
+      'MariaDB',
+      () => socketAccepts(socket),
+      () => (db.proc.exitCode !== null ? readTail(join(dir, 'mariadb.log')) : undefined),
+    );
 
     // The site: symlinks to Debian's WordPress, our wp-config.php and wp-content.
     const site = join(dir, 'site');
@@ -174,7 +200,8 @@ export async function startSite(stack: Stack, options: SiteOptions): Promise<Run
     mkdirSync(join(site, 'wp-content', 'themes'), { recursive: true });
     mkdirSync(join(site, 'wp-content', 'uploads'), { recursive: true });
     mkdirSync(join(site, 'wp-content', 'mu-plugins'), { recursive: true });
-    for (const [name, source] of Object.entries(options.muPlugins ?? {})) writeFileSync(join(site, 'wp-content', 'mu-plugins', name), source);
+    for (const [name, source] of Object.entries(options.muPlugins ?? {}))
+      writeFileSync(join(site, 'wp-content', 'mu-plugins', name), source);
     for (const name of readdirSync(WORDPRESS)) {
       if (name !== 'wp-config.php' && name !== 'wp-content') symlinkSync(join(WORDPRESS, name), join(site, name));
     }
@@ -182,14 +209,20 @@ export async function startSite(stack: Stack, options: SiteOptions): Promise<Run
     const prepend = join(dir, 'prepend.php');
     writeFileSync(prepend, `<?php\nif ( ! defined( 'ABSPATH' ) ) {\n\tdefine( 'ABSPATH', ${JSON.stringify(`${site}/`)} );\n}\n`);
     const phpIni = [
-      '-d', `auto_prepend_file=${prepend}`,
-      '-d', 'display_errors=0',
-      '-d', 'log_errors=1',
-      '-d', `error_log=${join(dir, 'php.log')}`,
-      '-d', 'memory_limit=256M',
+      '-d',
+      `auto_prepend_file=${prepend}`,
+      '-d',
+      'display_errors=0',
+      '-d',
+      'log_errors=1',
+      '-d',
+      `error_log=${join(dir, 'php.log')}`,
+      '-d',
+      'memory_limit=256M',
       // php -S looks at a script's time on every request, so a test that rewrites wp-config.php is served
       // the new one at once (the default looks every 2 s).
-      '-d', 'opcache.revalidate_freq=0',
+      '-d',
+      'opcache.revalidate_freq=0',
     ];
 
     // php -S on a loopback port it picks itself (port 0), read from its start line.
@@ -207,7 +240,16 @@ export async function startSite(stack: Stack, options: SiteOptions): Promise<Run
       20_000,
     );
     const host = new URL(url).host;
-    const keys = ['AUTH_KEY', 'SECURE_AUTH_KEY', 'LOGGED_IN_KEY', 'NONCE_KEY', 'AUTH_SALT', 'SECURE_AUTH_SALT', 'LOGGED_IN_SALT', 'NONCE_SALT'];
+    const keys = [
+      'AUTH_KEY',
+      'SECURE_AUTH_KEY',
+      'LOGGED_IN_KEY',
+      'NONCE_KEY',
+      'AUTH_SALT',
+      'SECURE_AUTH_SALT',
+      'LOGGED_IN_SALT',
+      'NONCE_SALT',
+    ];
     writeFileSync(
       join(site, 'wp-config.php'),
       [
@@ -241,10 +283,18 @@ export async function startSite(stack: Stack, options: SiteOptions): Promise<Run
     const env = { BIOID_WP_SITE: JSON.stringify({ host, socket, zip: options.zip, users: options.users }) };
     const runPhp = (script: string, extra: Record<string, string> = {}) =>
       new Promise<string>((resolvePhp, reject) => {
-        execFile(stack.php, [...phpIni, join(HERE, 'php', script)], { encoding: 'utf8', env: { ...process.env, ...env, ...extra }, cwd: site, timeout: 120_000 }, (error, stdout, stderr) => {
-          if (error) reject(new Error(`php ${script} failed (${error.code ?? error.signal}): ${stderr}${stdout}\n${readTail(join(dir, 'php.log'))}`));
-          else resolvePhp(stdout);
-        });
+        execFile(
+          stack.php,
+          [...phpIni, join(HERE, 'php', script)],
+          { encoding: 'utf8', env: { ...process.env, ...env, ...extra }, cwd: site, timeout: 120_000 },
+          (error, stdout, stderr) => {
+            if (error)
+              reject(
+                new Error(`php ${script} failed (${error.code ?? error.signal}): ${stderr}${stdout}\n${readTail(join(dir, 'php.log'))}`),
+              );
+            else resolvePhp(stdout);
+          },
+        );
       });
     const installed = JSON.parse((await runPhp('install.php')).trim().split('\n').pop()!) as { installed: boolean };
     if (!installed.installed) throw new Error('WordPress did not install');

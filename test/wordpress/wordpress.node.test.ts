@@ -43,7 +43,7 @@ type Puppeteer = {
 /** The puppeteer page under the engines helper's page (Chromium: keyboard input and screenshots). */
 const raw = (page: Page) => (page as unknown as { page: Puppeteer }).page;
 
-describe('the WordPress plugin in Debian\'s WordPress (Chromium)', function () {
+describe("the WordPress plugin in Debian's WordPress (Chromium)", function () {
   this.timeout(300_000);
   let dir: string;
   let sim: RunningSimulator;
@@ -55,7 +55,9 @@ describe('the WordPress plugin in Debian\'s WordPress (Chromium)', function () {
   before(async function () {
     const stack = findStack();
     if ('skip' in stack) {
-      console.log(`    WordPress suite skipped: PHP, MariaDB and WordPress cannot be installed here.\n${stack.skip.replace(/^/gm, '      ')}`);
+      console.log(
+        `    WordPress suite skipped: PHP, MariaDB and WordPress cannot be installed here.\n${stack.skip.replace(/^/gm, '      ')}`,
+      );
       this.skip();
     }
     dir = mkdtempSync(join(tmpdir(), 'bioid-wp-zip-'));
@@ -75,7 +77,11 @@ describe('the WordPress plugin in Debian\'s WordPress (Chromium)', function () {
   });
 
   /** A new browser context signed in as `login` (or signed out), its page on `path`. */
-  async function as(login: keyof typeof USERS | undefined, path: string, other?: { login: string; password: string }): Promise<{ context: Context; page: Page }> {
+  async function as(
+    login: keyof typeof USERS | undefined,
+    path: string,
+    other?: { login: string; password: string },
+  ): Promise<{ context: Context; page: Page }> {
     const context = await browser.newContext();
     contexts.push(context);
     const page = await context.newPage();
@@ -113,9 +119,10 @@ describe('the WordPress plugin in Debian\'s WordPress (Chromium)', function () {
     utimesSync(file, time, time);
   }
 
-  const tagsOfBundle = () => JSON.parse(readFileSync(join(site.dir, 'site/wp-content/plugins/bioid/assets/elements.json'), 'utf8')).tags as Record<string, string[]>;
+  const tagsOfBundle = () =>
+    JSON.parse(readFileSync(join(site.dir, 'site/wp-content/plugins/bioid/assets/elements.json'), 'utf8')).tags as Record<string, string[]>;
 
-  it('the zip installs through WordPress\'s plugin upload code, with the bundle inside', async () => {
+  it("the zip installs through WordPress's plugin upload code, with the bundle inside", async () => {
     assert.strictEqual(await site.php("echo implode(',', get_option('active_plugins'));"), 'bioid/bioid.php');
     assert.ok(existsSync(join(site.dir, 'site/wp-content/plugins/bioid/assets/bioid-elements.js')));
     // The file the bundle loads on use, beside it.
@@ -126,20 +133,35 @@ describe('the WordPress plugin in Debian\'s WordPress (Chromium)', function () {
   it('the shortcode writes the element with the attributes a post may set; a mistake is a note for editors and a comment for visitors', async () => {
     const render = (shortcode: string, user?: string) => site.php(`echo do_shortcode(${JSON.stringify(shortcode)});`, user);
     assert.strictEqual(
-      await render('[bioid op="verify" subject-id="a&quot;b" name="v" required lang="de" middleware-url="https://evil.example"]', 'visitor'),
+      await render(
+        '[bioid op="verify" subject-id="a&quot;b" name="v" required lang="de" middleware-url="https://evil.example"]',
+        'visitor',
+      ),
       '<div class="bioid-shortcode"><bio-verify subject-id="a&quot;b" name="v" required lang="de"></bio-verify></div><!-- bioid: [bioid]: ignored middleware-url (&lt;bio-verify&gt; takes subject-id, name, required, lang, timeout-ms, agent-id, theme; the middleware, broker and local service are set in Settings &gt; BioID). -->',
     );
-    assert.match(await render('[bioid op="nope"]', 'visitor'), /^<!-- bioid: \[bioid\]: op=&quot;nope&quot; is not one of (?:[a-z-]+, )*enroll, enrolled, (?:[a-z-]+, )*verify\. -->$/);
-    assert.match(await render('[bioid op="nope"]', 'author'), /^<span class="bioid-note" role="note">\[bioid\]: op=&quot;nope&quot; is not one of [a-z, -]+\.<\/span>$/);
+    assert.match(
+      await render('[bioid op="nope"]', 'visitor'),
+      /^<!-- bioid: \[bioid\]: op=&quot;nope&quot; is not one of (?:[a-z-]+, )*enroll, enrolled, (?:[a-z-]+, )*verify\. -->$/,
+    );
+    assert.match(
+      await render('[bioid op="nope"]', 'author'),
+      /^<span class="bioid-note" role="note">\[bioid\]: op=&quot;nope&quot; is not one of [a-z, -]+\.<\/span>$/,
+    );
   });
 
-  it('a post cannot pin the workstation: workstation-id and device-id from a shortcode or block are dropped; the site\'s pin comes from Settings > BioID', async () => {
-    const shortcode = await site.php(`echo do_shortcode(${JSON.stringify(`[bioid op="verify" subject-id="${SUBJECT}" workstation-id="ws-author" device-id="dev-author"]`)});`, 'author');
+  it("a post cannot pin the workstation: workstation-id and device-id from a shortcode or block are dropped; the site's pin comes from Settings > BioID", async () => {
+    const shortcode = await site.php(
+      `echo do_shortcode(${JSON.stringify(`[bioid op="verify" subject-id="${SUBJECT}" workstation-id="ws-author" device-id="dev-author"]`)});`,
+      'author',
+    );
     assert.include(shortcode, `<bio-verify subject-id="${SUBJECT}"></bio-verify>`);
     assert.notInclude(shortcode, 'workstation-id="');
     assert.notInclude(shortcode, 'device-id="');
     assert.include(shortcode, 'ignored workstation-id, device-id');
-    const block = await site.php(`echo do_blocks(${JSON.stringify(`<!-- wp:bioid/verify {"subjectId":"${SUBJECT}","workstationId":"ws-author","deviceId":"dev-author"} /-->`)});`, 'author');
+    const block = await site.php(
+      `echo do_blocks(${JSON.stringify(`<!-- wp:bioid/verify {"subjectId":"${SUBJECT}","workstationId":"ws-author","deviceId":"dev-author"} /-->`)});`,
+      'author',
+    );
     assert.include(block, `<bio-verify subject-id="${SUBJECT}"></bio-verify>`);
     assert.notInclude(block, 'ws-author');
     // The site owner's pin reaches every element through the page configuration.
@@ -169,7 +191,12 @@ describe('the WordPress plugin in Debian\'s WordPress (Chromium)', function () {
     assert.notInclude(html, CLIENT.clientSecret, 'the settings page never prints the secret');
     assert.strictEqual(await page.evaluate(() => (document.getElementById('bioid-client-secret') as HTMLInputElement).value), '');
     assert.strictEqual(await site.php("echo get_option('bioid_client_secret');"), CLIENT.clientSecret);
-    assert.strictEqual(await site.php("global $wpdb; echo $wpdb->get_var(\"SELECT autoload FROM $wpdb->options WHERE option_name = 'bioid_client_secret'\");"), 'no');
+    assert.strictEqual(
+      await site.php(
+        'global $wpdb; echo $wpdb->get_var("SELECT autoload FROM $wpdb->options WHERE option_name = \'bioid_client_secret\'");',
+      ),
+      'no',
+    );
     await shoot(page, 'settings');
 
     // Saving again with the secret field left empty keeps the secret.
@@ -185,7 +212,10 @@ describe('the WordPress plugin in Debian\'s WordPress (Chromium)', function () {
       const refused = await broker(context, { headers: { 'X-CSRF': '1' } });
       assert.strictEqual(refused.status, 403, login);
       const text = await refused.text();
-      assert.deepStrictEqual(JSON.parse(text), { error: 'Your account may not use fingerprints on this site. Ask the site owner.', reason: 'forbidden' });
+      assert.deepStrictEqual(JSON.parse(text), {
+        error: 'Your account may not use fingerprints on this site. Ask the site owner.',
+        reason: 'forbidden',
+      });
       assert.notInclude(text, 'access_token');
     }
     assert.strictEqual(await site.php("echo current_user_can('bioid_use_biometrics') ? 'yes' : 'no';", 'admin'), 'no');
@@ -203,7 +233,10 @@ describe('the WordPress plugin in Debian\'s WordPress (Chromium)', function () {
     await page.setChecked('#bioid-cap-bioid_use_biometrics-subscriber', true);
     await page.setChecked('#bioid-cap-bioid_enroll-subscriber', true);
     await page.clickAndWaitForLoad('#submit');
-    assert.strictEqual(await site.php("echo wp_json_encode(get_option('bioid_role_caps'));"), '{"bioid_use_biometrics":["subscriber"],"bioid_enroll":["subscriber"]}');
+    assert.strictEqual(
+      await site.php("echo wp_json_encode(get_option('bioid_role_caps'));"),
+      '{"bioid_use_biometrics":["subscriber"],"bioid_enroll":["subscriber"]}',
+    );
     assert.strictEqual(await site.php("echo current_user_can('bioid_use_biometrics') ? 'yes' : 'no';", 'visitor'), 'yes');
     assert.include(await site.php(`echo do_shortcode('[bioid op="enroll" subject-id="${SUBJECT}"]');`, 'visitor'), '<bio-enroll');
     assert.include(await site.php(pastedEnroll, 'visitor'), '<bio-enroll');
@@ -259,11 +292,17 @@ describe('the WordPress plugin in Debian\'s WordPress (Chromium)', function () {
     assert.strictEqual(again.access_token, body.access_token, 'one cached client token for the site');
     assert.strictEqual(sim.idp.tokenRequests, before + 1);
 
-    const preflight = await broker(undefined, { method: 'OPTIONS', headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'x-csrf' } });
+    const preflight = await broker(undefined, {
+      method: 'OPTIONS',
+      headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'x-csrf' },
+    });
     assert.strictEqual(preflight.status, 403);
     assert.isNull(preflight.headers.get('access-control-allow-origin'));
     // An origin the site owner allowed (bioid_token_allowed_origins) gets the grant, exactly, with credentials.
-    const allowed = await broker(undefined, { method: 'OPTIONS', headers: { Origin: PORTAL, 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'x-csrf' } });
+    const allowed = await broker(undefined, {
+      method: 'OPTIONS',
+      headers: { Origin: PORTAL, 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'x-csrf' },
+    });
     assert.strictEqual(allowed.status, 204);
     assert.strictEqual(allowed.headers.get('access-control-allow-origin'), PORTAL);
     assert.match(allowed.headers.get('access-control-allow-headers') ?? '', /X-CSRF/i);
@@ -288,7 +327,15 @@ describe('the WordPress plugin in Debian\'s WordPress (Chromium)', function () {
     {
       const cookie = (await context.cookies(site.url)).map((c) => `${c.name}=${c.value}`).join('; ');
       const check = async (...extra: string[]) => {
-        const run = await runBin(['check', `${site.url}/wp-admin/admin-ajax.php?action=bioid_token`, '--cookie', cookie, '--origin', PORTAL, ...extra]);
+        const run = await runBin([
+          'check',
+          `${site.url}/wp-admin/admin-ajax.php?action=bioid_token`,
+          '--cookie',
+          cookie,
+          '--origin',
+          PORTAL,
+          ...extra,
+        ]);
         const output = run.stdout + run.stderr;
         assert.strictEqual(run.status, 0, `bioid-broker check ${extra.join(' ')} failed:\n${output}`);
         assert.notMatch(output, /\bFAIL\b/);
@@ -304,7 +351,11 @@ describe('the WordPress plugin in Debian\'s WordPress (Chromium)', function () {
   });
 
   it('an Author inserts the verify block (subject id typed in the block sidebar) and the shortcode, and publishes; the post keeps them', async () => {
-    assert.strictEqual(await site.php("echo user_can(get_user_by('login', 'author'), 'unfiltered_html') ? 'yes' : 'no';"), 'no', 'WordPress filters the Author\'s HTML');
+    assert.strictEqual(
+      await site.php("echo user_can(get_user_by('login', 'author'), 'unfiltered_html') ? 'yes' : 'no';"),
+      'no',
+      "WordPress filters the Author's HTML",
+    );
     const { page } = await as('author', '/wp-admin/post-new.php');
     await page.waitForFunction(() => {
       const wp = (window as unknown as { wp?: any }).wp;
@@ -313,16 +364,19 @@ describe('the WordPress plugin in Debian\'s WordPress (Chromium)', function () {
     const verifyId = await page.evaluate(
       ({ subject, shortcode, pasted }) => {
         const wp = (window as unknown as { wp: any }).wp;
-        if (wp.data.select('core/edit-post').isFeatureActive('welcomeGuide')) wp.data.dispatch('core/edit-post').toggleFeature('welcomeGuide');
+        if (wp.data.select('core/edit-post').isFeatureActive('welcomeGuide'))
+          wp.data.dispatch('core/edit-post').toggleFeature('welcomeGuide');
         const { createBlock } = wp.blocks;
         const verify = createBlock('bioid/verify');
-        wp.data.dispatch('core/block-editor').insertBlocks([
-          createBlock('core/paragraph', { content: 'Put your finger on the reader.' }),
-          createBlock('bioid/enroll', { subjectId: subject }),
-          verify,
-          createBlock('core/shortcode', { text: shortcode }),
-          createBlock('core/html', { content: pasted }),
-        ]);
+        wp.data
+          .dispatch('core/block-editor')
+          .insertBlocks([
+            createBlock('core/paragraph', { content: 'Put your finger on the reader.' }),
+            createBlock('bioid/enroll', { subjectId: subject }),
+            verify,
+            createBlock('core/shortcode', { text: shortcode }),
+            createBlock('core/html', { content: pasted }),
+          ]);
         wp.data.dispatch('core/editor').editPost({ title: 'Fingerprint check' });
         wp.data.dispatch('core/block-editor').selectBlock(verify.clientId);
         wp.data.dispatch('core/edit-post').openGeneralSidebar('edit-post/block');
@@ -335,7 +389,8 @@ describe('the WordPress plugin in Debian\'s WordPress (Chromium)', function () {
     // nothing was typed, and the field is found again.
     for (let attempt = 1; ; attempt++) {
       const inputId = await page.waitForFunction(() => {
-        const label = [...document.querySelectorAll('.block-editor-block-inspector label')].find((l) => l.textContent === 'Subject id') as HTMLLabelElement | undefined;
+        const label = [...document.querySelectorAll('.block-editor-block-inspector label')].find((l) => l.textContent === 'Subject id') as
+          HTMLLabelElement | undefined;
         return label?.htmlFor && document.getElementById(label.htmlFor) ? label.htmlFor : false;
       });
       try {
@@ -345,9 +400,24 @@ describe('the WordPress plugin in Debian\'s WordPress (Chromium)', function () {
         if (attempt === 3 || !/No element found/.test(String(error))) throw error;
       }
     }
-    const blockTypes = await page.evaluate(() => (window as unknown as { wp: any }).wp.blocks.getBlockTypes().map((t: { name: string }) => t.name).filter((n: string) => n.startsWith('bioid/')).sort());
-    assert.deepStrictEqual(blockTypes, Object.keys(tagsOfBundle()).map((t) => `bioid/${t.slice(4)}`).sort(), 'a block per element of the bundle');
-    const attributes = await page.evaluate((id: string) => (window as unknown as { wp: any }).wp.data.select('core/block-editor').getBlockAttributes(id), verifyId);
+    const blockTypes = await page.evaluate(() =>
+      (window as unknown as { wp: any }).wp.blocks
+        .getBlockTypes()
+        .map((t: { name: string }) => t.name)
+        .filter((n: string) => n.startsWith('bioid/'))
+        .sort(),
+    );
+    assert.deepStrictEqual(
+      blockTypes,
+      Object.keys(tagsOfBundle())
+        .map((t) => `bioid/${t.slice(4)}`)
+        .sort(),
+      'a block per element of the bundle',
+    );
+    const attributes = await page.evaluate(
+      (id: string) => (window as unknown as { wp: any }).wp.data.select('core/block-editor').getBlockAttributes(id),
+      verifyId,
+    );
     assert.strictEqual(attributes.subjectId, SUBJECT);
     await shoot(page, 'editor');
 
@@ -356,16 +426,24 @@ describe('the WordPress plugin in Debian\'s WordPress (Chromium)', function () {
       wp.data.dispatch('core/editor').editPost({ status: 'publish' });
       void wp.data.dispatch('core/editor').savePost();
     });
-    const postId = await page.waitForFunction(() => {
-      const editor = (window as unknown as { wp: any }).wp.data.select('core/editor');
-      return !editor.isSavingPost() && editor.isCurrentPostPublished() && editor.getCurrentPostId();
-    }, undefined, { timeout: 30_000 });
+    const postId = await page.waitForFunction(
+      () => {
+        const editor = (window as unknown as { wp: any }).wp.data.select('core/editor');
+        return !editor.isSavingPost() && editor.isCurrentPostPublished() && editor.getCurrentPostId();
+      },
+      undefined,
+      { timeout: 30_000 },
+    );
     postUrl = await site.php(`echo get_permalink(${Number(postId)});`);
 
     const stored = await site.php(`echo get_post_field('post_content', ${Number(postId)}, 'raw');`);
     assert.include(stored, `<!-- wp:bioid/verify {"subjectId":"${SUBJECT}"} /-->`);
     assert.include(stored, SHORTCODE);
-    assert.include(stored, `<bio-verify class="pasted" subject-id="${SUBJECT}"></bio-verify>`, 'the pasted tag survives, without the site\'s attributes');
+    assert.include(
+      stored,
+      `<bio-verify class="pasted" subject-id="${SUBJECT}"></bio-verify>`,
+      "the pasted tag survives, without the site's attributes",
+    );
     assert.notInclude(stored, 'evil.example');
     assert.notInclude(stored, CLIENT.clientSecret, 'the stored post contains no secret');
   });
@@ -403,19 +481,32 @@ describe('the WordPress plugin in Debian\'s WordPress (Chromium)', function () {
     const first = await confirm(blockId, SUBJECT);
     assert.strictEqual(first.match, true, JSON.stringify(first));
     assert.strictEqual(first.subjectId, SUBJECT);
-    assert.deepInclude(await confirm(blockId, SUBJECT), { code: 'verification-rejected', message: 'Verification rejected: this verification was already used; verify again.' });
+    assert.deepInclude(await confirm(blockId, SUBJECT), {
+      code: 'verification-rejected',
+      message: 'Verification rejected: this verification was already used; verify again.',
+    });
     const shortcodeId = shortcode.detail.result?.verificationId;
-    assert.deepInclude(await confirm(shortcodeId, 'wp-bob'), { code: 'verification-rejected', message: 'Verification rejected: another subject; verify again.' });
-    assert.deepInclude(await confirm('forged-id', SUBJECT), { code: 'verification-rejected', message: 'Verification rejected: unknown id; verify again.' });
+    assert.deepInclude(await confirm(shortcodeId, 'wp-bob'), {
+      code: 'verification-rejected',
+      message: 'Verification rejected: another subject; verify again.',
+    });
+    assert.deepInclude(await confirm('forged-id', SUBJECT), {
+      code: 'verification-rejected',
+      message: 'Verification rejected: unknown id; verify again.',
+    });
     // Form plugins ask through the filter, which fails closed when the plugin is not active.
-    const viaFilter = await confirm(shortcodeId, SUBJECT, "apply_filters('bioid_confirm_verification', new WP_Error('bioid-inactive', 'not active'), $id, $subject)");
+    const viaFilter = await confirm(
+      shortcodeId,
+      SUBJECT,
+      "apply_filters('bioid_confirm_verification', new WP_Error('bioid-inactive', 'not active'), $id, $subject)",
+    );
     assert.strictEqual(viaFilter.match, true, JSON.stringify(viaFilter));
     // A verification too old for the form's max age is refused.
     const old = await confirm(pasted.detail.result?.verificationId, SUBJECT, 'bioid_confirm_verification($id, $subject, -60)');
     assert.strictEqual(old.code, 'verification-rejected');
   });
 
-  it('<bio-diagnostics> in a post loads its code from the plugin\'s assets folder, beside the bundle and with its ?ver=, and runs its checks', async () => {
+  it("<bio-diagnostics> in a post loads its code from the plugin's assets folder, beside the bundle and with its ?ver=, and runs its checks", async () => {
     const id = await site.php(
       "echo wp_insert_post(array('post_title' => 'Diagnostics', 'post_content' => '[bioid op=\"diagnostics\"]', 'post_status' => 'publish', 'post_author' => 1));",
     );
@@ -424,14 +515,22 @@ describe('the WordPress plugin in Debian\'s WordPress (Chromium)', function () {
     const report = await page.evaluate(() => document.querySelector('bio-diagnostics')!.start());
     assert.match(report, /^token-broker: ok$/m, report);
     assert.match(report, /^middleware: ok HTTP \d+$/m, report);
-    const loaded = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name).filter((n) => n.includes('/bioid-')));
+    const loaded = await page.evaluate(() =>
+      performance
+        .getEntriesByType('resource')
+        .map((e) => e.name)
+        .filter((n) => n.includes('/bioid-')),
+    );
     assert.deepStrictEqual(
       loaded.map((n) => new URL(n).pathname + new URL(n).search),
-      ['/wp-content/plugins/bioid/assets/bioid-elements.js?ver=0.1.0', '/wp-content/plugins/bioid/assets/bioid-diagnostics.js?ver=0.1.0'].map((p) => p.replace('0.1.0', JSON.parse(readFileSync(resolve('package.json'), 'utf8')).version)),
+      [
+        '/wp-content/plugins/bioid/assets/bioid-elements.js?ver=0.1.0',
+        '/wp-content/plugins/bioid/assets/bioid-diagnostics.js?ver=0.1.0',
+      ].map((p) => p.replace('0.1.0', JSON.parse(readFileSync(resolve('package.json'), 'utf8')).version)),
     );
   });
 
-  it('a signed-out visitor gets session-expired, with a link to WordPress\'s sign-in page that leads back', async () => {
+  it("a signed-out visitor gets session-expired, with a link to WordPress's sign-in page that leads back", async () => {
     assert.ok(postUrl, 'the Author published the post');
     const { page } = await as(undefined, new URL(postUrl).pathname + new URL(postUrl).search);
     await page.waitForFunction(() => customElements.get('bio-verify'));
@@ -456,13 +555,22 @@ describe('the WordPress plugin in Debian\'s WordPress (Chromium)', function () {
       const errors = await page.text('.wrap');
       assert.include(errors, 'Identity provider URL must use https');
       assert.include(errors, 'Middleware URL must use https');
-      assert.strictEqual(await site.php("echo get_option('bioid_settings')['issuer_url'];"), sim.idp.baseUrl, 'the previous value was kept');
+      assert.strictEqual(
+        await site.php("echo get_option('bioid_settings')['issuer_url'];"),
+        sim.idp.baseUrl,
+        'the previous value was kept',
+      );
       assert.strictEqual(await site.php("echo get_option('bioid_settings')['middleware_url'];"), sim.middleware.url);
       // A value that reached the database some other way gives no token (and the page says why).
-      await site.php("$s = get_option('bioid_settings'); $s['issuer_url'] = 'http://idp.example.com'; remove_all_filters('sanitize_option_bioid_settings'); update_option('bioid_settings', $s);");
+      await site.php(
+        "$s = get_option('bioid_settings'); $s['issuer_url'] = 'http://idp.example.com'; remove_all_filters('sanitize_option_bioid_settings'); update_option('bioid_settings', $s);",
+      );
       const refused = await site.php("$t = bioid_client_token(true); echo is_wp_error($t) ? $t->get_error_message() : 'token';");
       assert.match(refused, /^Identity provider URL must use https/);
-      assert.match(await (await as('admin', '/wp-admin/options-general.php?page=bioid')).page.text('.bioid-config-problem'), /Identity provider URL must use https/);
+      assert.match(
+        await (await as('admin', '/wp-admin/options-general.php?page=bioid')).page.text('.bioid-config-problem'),
+        /Identity provider URL must use https/,
+      );
     } finally {
       await site.php(
         `$s = get_option('bioid_settings'); $s['issuer_url'] = ${JSON.stringify(sim.idp.baseUrl)}; $s['middleware_url'] = ${JSON.stringify(sim.middleware.url)}; remove_all_filters('sanitize_option_bioid_settings'); update_option('bioid_settings', $s);`,
@@ -470,19 +578,25 @@ describe('the WordPress plugin in Debian\'s WordPress (Chromium)', function () {
     }
   });
 
-  it('an identity provider\'s answer is read up to 1 MiB: a larger one gives no token', async () => {
+  it("an identity provider's answer is read up to 1 MiB: a larger one gives no token", async () => {
     const huge = createServer((request, response) => {
       request.resume();
-      response.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ access_token: 'a'.repeat(2 * 1024 * 1024), expires_in: 300 }));
+      response
+        .writeHead(200, { 'Content-Type': 'application/json' })
+        .end(JSON.stringify({ access_token: 'a'.repeat(2 * 1024 * 1024), expires_in: 300 }));
     });
     await new Promise<void>((done) => huge.listen(0, '127.0.0.1', done));
     const savedSettings = await site.php("echo wp_json_encode(get_option('bioid_settings'));");
     try {
-      await site.php(`$s = get_option('bioid_settings'); $s['issuer_url'] = ${JSON.stringify(`http://127.0.0.1:${(huge.address() as AddressInfo).port}`)}; $s['realm'] = 'big'; update_option('bioid_settings', $s);`);
+      await site.php(
+        `$s = get_option('bioid_settings'); $s['issuer_url'] = ${JSON.stringify(`http://127.0.0.1:${(huge.address() as AddressInfo).port}`)}; $s['realm'] = 'big'; update_option('bioid_settings', $s);`,
+      );
       const answer = await site.php("$t = bioid_client_token(true); echo is_wp_error($t) ? $t->get_error_message() : 'token';");
       assert.match(answer, /answered without a usable access_token/);
     } finally {
-      await site.php(`remove_all_filters('sanitize_option_bioid_settings'); update_option('bioid_settings', json_decode(${JSON.stringify(savedSettings)}, true)); delete_transient('bioid_client_token');`);
+      await site.php(
+        `remove_all_filters('sanitize_option_bioid_settings'); update_option('bioid_settings', json_decode(${JSON.stringify(savedSettings)}, true)); delete_transient('bioid_client_token');`,
+      );
       await new Promise<void>((done) => huge.close(() => done()));
     }
   });
@@ -507,14 +621,19 @@ describe('the WordPress plugin in Debian\'s WordPress (Chromium)', function () {
       BIOID_MIDDLEWARE_URL: sim.middleware.url,
       BIOID_INTEGRATOR_ID: CLIENT.clientId,
     };
-    const defines = Object.entries(constants).map(([name, value]) => `define( '${name}', ${JSON.stringify(value)} );`).join('\n');
+    const defines = Object.entries(constants)
+      .map(([name, value]) => `define( '${name}', ${JSON.stringify(value)} );`)
+      .join('\n');
     rewrite(config, original.replace("require_once ABSPATH . 'wp-settings.php';", `${defines}\nrequire_once ABSPATH . 'wp-settings.php';`));
     try {
       const { page } = await as('admin', '/wp-admin/options-general.php?page=bioid');
       // The administrator forges the form: the field given its name back, the attacker's server as its value.
       await page.evaluate(
         ({ url }) => {
-          for (const [id, key] of [['bioid-issuer-url', 'issuer_url'], ['bioid-middleware-url', 'middleware_url']]) {
+          for (const [id, key] of [
+            ['bioid-issuer-url', 'issuer_url'],
+            ['bioid-middleware-url', 'middleware_url'],
+          ]) {
             const input = document.getElementById(id!) as HTMLInputElement;
             input.readOnly = false;
             input.name = `bioid_settings[${key}]`;
@@ -524,15 +643,21 @@ describe('the WordPress plugin in Debian\'s WordPress (Chromium)', function () {
         { url: attackerUrl },
       );
       await page.clickAndWaitForLoad('#submit');
-      const token = await site.php("delete_transient('bioid_client_token'); $t = bioid_client_token(); echo is_wp_error($t) ? 'error: ' . $t->get_error_code() : 'token';");
+      const token = await site.php(
+        "delete_transient('bioid_client_token'); $t = bioid_client_token(); echo is_wp_error($t) ? 'error: ' . $t->get_error_code() : 'token';",
+      );
       const { context } = await as('visitor', '/');
       const brokered = await broker(context, { headers: { 'X-CSRF': '1' } });
-      assert.strictEqual(hits, 0, 'no request reached the administrator\'s server');
+      assert.strictEqual(hits, 0, "no request reached the administrator's server");
       assert.strictEqual(token, 'token', 'the exchange goes to the identity provider wp-config.php names');
       assert.strictEqual(brokered.status, 200);
       assert.strictEqual(await site.php("echo bioid_settings()['issuer_url'];"), sim.idp.baseUrl);
       assert.strictEqual(await site.php("echo bioid_settings()['middleware_url'];"), sim.middleware.url);
-      assert.notInclude(await site.php("echo wp_json_encode(get_option('bioid_settings'));"), attackerUrl, 'nothing of the forged form is stored');
+      assert.notInclude(
+        await site.php("echo wp_json_encode(get_option('bioid_settings'));"),
+        attackerUrl,
+        'nothing of the forged form is stored',
+      );
       // The page shows where they come from, read-only.
       await page.reload();
       assert.match(await page.text('.wrap'), /Set in wp-config\.php \(BIOID_ISSUER_URL\), with the client secret/);
@@ -541,34 +666,51 @@ describe('the WordPress plugin in Debian\'s WordPress (Chromium)', function () {
     } finally {
       rewrite(config, original);
       // The settings as before the test, whatever the forged form did.
-      await site.php(`remove_all_filters('sanitize_option_bioid_settings'); update_option('bioid_settings', json_decode(${JSON.stringify(savedSettings)}, true)); delete_transient('bioid_client_token');`);
+      await site.php(
+        `remove_all_filters('sanitize_option_bioid_settings'); update_option('bioid_settings', json_decode(${JSON.stringify(savedSettings)}, true)); delete_transient('bioid_client_token');`,
+      );
       await new Promise<void>((done) => attacker.close(() => done()));
     }
   });
 
-  it('a verification is accepted once, whatever the spelling: the middleware\'s record must carry exactly the id asked for', async () => {
+  it("a verification is accepted once, whatever the spelling: the middleware's record must carry exactly the id asked for", async () => {
     // A middleware that finds ids ignoring case and trailing blanks.
     const record = { verificationId: 'Ver-Case-1', subjectId: SUBJECT, match: true, score: 0.93 };
     const lenient = createServer((request, response) => {
-      const id = decodeURIComponent((request.url ?? '').replace(/^\/verifications\//, '')).trim().toLowerCase();
+      const id = decodeURIComponent((request.url ?? '').replace(/^\/verifications\//, ''))
+        .trim()
+        .toLowerCase();
       if (id === record.verificationId.toLowerCase()) {
-        response.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ ...record, createdAt: new Date().toISOString() }));
+        response
+          .writeHead(200, { 'Content-Type': 'application/json' })
+          .end(JSON.stringify({ ...record, createdAt: new Date().toISOString() }));
       } else response.writeHead(404).end();
     });
     await new Promise<void>((done) => lenient.listen(0, '127.0.0.1', done));
     const lenientUrl = `http://127.0.0.1:${(lenient.address() as AddressInfo).port}`;
-    await site.php(`$s = get_option('bioid_settings'); $s['middleware_url'] = ${JSON.stringify(lenientUrl)}; update_option('bioid_settings', $s);`);
+    await site.php(
+      `$s = get_option('bioid_settings'); $s['middleware_url'] = ${JSON.stringify(lenientUrl)}; update_option('bioid_settings', $s);`,
+    );
     const confirm = async (id: string) =>
-      JSON.parse(await site.php(`$r = bioid_confirm_verification(${JSON.stringify(id)}, ${JSON.stringify(SUBJECT)}); echo wp_json_encode(is_wp_error($r) ? array('code' => $r->get_error_code(), 'message' => $r->get_error_message()) : $r);`)) as Record<string, unknown>;
+      JSON.parse(
+        await site.php(
+          `$r = bioid_confirm_verification(${JSON.stringify(id)}, ${JSON.stringify(SUBJECT)}); echo wp_json_encode(is_wp_error($r) ? array('code' => $r->get_error_code(), 'message' => $r->get_error_message()) : $r);`,
+        ),
+      ) as Record<string, unknown>;
     try {
-      assert.deepInclude(await confirm('ver-case-1'), { code: 'verification-rejected', message: 'Verification rejected: the middleware answered for another id; verify again.' });
+      assert.deepInclude(await confirm('ver-case-1'), {
+        code: 'verification-rejected',
+        message: 'Verification rejected: the middleware answered for another id; verify again.',
+      });
       const first = await confirm('Ver-Case-1');
       assert.strictEqual(first.match, true, JSON.stringify(first));
       for (const spelling of ['Ver-Case-1', 'VER-CASE-1', 'Ver-Case-1 ', 'ver-case-1\t']) {
         assert.strictEqual((await confirm(spelling)).code, 'verification-rejected', JSON.stringify(spelling));
       }
     } finally {
-      await site.php(`$s = get_option('bioid_settings'); $s['middleware_url'] = ${JSON.stringify(sim.middleware.url)}; update_option('bioid_settings', $s);`);
+      await site.php(
+        `$s = get_option('bioid_settings'); $s['middleware_url'] = ${JSON.stringify(sim.middleware.url)}; update_option('bioid_settings', $s);`,
+      );
       await new Promise<void>((done) => lenient.close(() => done()));
     }
   });
@@ -582,8 +724,11 @@ describe('the WordPress plugin in Debian\'s WordPress (Chromium)', function () {
   });
 
   async function control(path: string, body: unknown): Promise<void> {
-    const reply = await fetch(`${sim.localService.url}/sim/${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    const reply = await fetch(`${sim.localService.url}/sim/${path}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     if (!reply.ok) throw new Error(`simulator control ${path} answered ${reply.status}`);
   }
 });
-

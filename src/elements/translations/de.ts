@@ -21,7 +21,8 @@ export const de: ElementStrings = {
   'session-expired': 'Ihre Sitzung ist abgelaufen. Bitte neu anmelden.',
   signInFirst: 'Bitte melden Sie sich an, um fortzufahren.',
   'broker-unavailable': 'Anmeldedienst nicht verfügbar. Später erneut versuchen.',
-  'cookie-blocked': 'Der Browser hat dem Token-Dienst auf einer anderen Website kein Anmelde-Cookie gesendet: betreiben Sie ihn auf dieser Website.',
+  'cookie-blocked':
+    'Der Browser hat dem Token-Dienst auf einer anderen Website kein Anmelde-Cookie gesendet: betreiben Sie ihn auf dieser Website.',
   config: 'Diese Komponente ist nicht richtig eingerichtet.',
   'workstation-offline': 'Der Arbeitsplatz ist offline.',
   'local-service-unreachable': 'Der Fingerabdruckdienst auf diesem Computer ist nicht erreichbar.',
@@ -38,7 +39,8 @@ export const de: ElementStrings = {
   device: 'Gerät',
   adviceStart: 'Starten Sie die Fingerabdruck-App auf diesem Computer.',
   advicePrompt: 'Wenn der Browser nach Zugriff auf das lokale Netzwerk fragt, erlauben Sie ihn.',
-  adviceBlocked: 'Erlauben Sie den Zugriff auf das lokale Netzwerk in den Website-Einstellungen (Symbol vor der Adresse) und laden Sie die Seite neu.',
+  adviceBlocked:
+    'Erlauben Sie den Zugriff auf das lokale Netzwerk in den Website-Einstellungen (Symbol vor der Adresse) und laden Sie die Seite neu.',
   advicePin: 'Oder lassen Sie workstation-id und device-id konfigurieren.',
   signIn: 'Anmelden',
 };

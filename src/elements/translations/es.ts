@@ -38,7 +38,8 @@ export const es: ElementStrings = {
   device: 'Dispositivo',
   adviceStart: 'Inicie la aplicación de huellas en este equipo.',
   advicePrompt: 'Si el navegador pide acceso a la red local, permítalo.',
-  adviceBlocked: 'Permita el acceso a la red local en la configuración del sitio (el icono antes de la dirección) y vuelva a cargar la página.',
+  adviceBlocked:
+    'Permita el acceso a la red local en la configuración del sitio (el icono antes de la dirección) y vuelva a cargar la página.',
   advicePin: 'O pida que se configuren workstation-id y device-id.',
   signIn: 'Iniciar sesión',
 };

@@ -72,9 +72,13 @@
           el(
             InspectorControls,
             null,
-            el(PanelBody, { title: __('Fingerprint', 'bioid'), initialOpen: true }, block.fields.map(function (field) {
-              return control(field, props);
-            })),
+            el(
+              PanelBody,
+              { title: __('Fingerprint', 'bioid'), initialOpen: true },
+              block.fields.map(function (field) {
+                return control(field, props);
+              }),
+            ),
           ),
           el(
             Placeholder,
