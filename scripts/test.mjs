@@ -9,7 +9,7 @@ const steps = [
   ['browsers', ['node', 'scripts/browsers.mjs']],
   ['build', ['npm', 'run', '--silent', 'build']],
   ['release check (pack, publint, attw)', ['node', 'scripts/release-check.mjs']],
-  ['types (tsc)', ['npm', 'run', '--silent', 'lint']],
+  ['lint (tsc, ESLint, Prettier)', ['npm', 'run', '--silent', 'lint']],
   ['Node tests (incl. end-to-end in three engines)', ['node', 'scripts/test-node.mjs']],
   ['browser tests (web-test-runner, three engines)', ['npx', '--no-install', 'web-test-runner']],
 ];
