@@ -54,6 +54,13 @@ describe('the codebase after a clone', () => {
     assert.deepEqual(found, [], 'say the reason in the comment, or cite docs/ of this repository');
   });
 
+  it('every script and bench file starts with a comment saying its job', () => {
+    const silent = [...filesUnder('scripts'), ...filesUnder('bench')]
+      .filter((file) => /\.m?js$/.test(file))
+      .filter((file) => !/^(\/\/|\/\*)/.test(readFileSync(join(root, file), 'utf8').replace(/^#!.*\n/, '')));
+    assert.deepEqual(silent, [], 'start it with a // line: what it does and who runs it');
+  });
+
   it('the README is short: what it is, one snippet, the two commands near its top, links (at most 3.5 KB)', () => {
     const readme = readFileSync(join(root, 'README.md'), 'utf8');
     assert.isAtMost(Buffer.byteLength(readme), 3584, 'tasks and explanations go to docs/, the README links them');
