@@ -44,6 +44,7 @@ Usage:
         ${BROKER_ENV.tokenStoreUrl}, ${BROKER_ENV.tokenStoreKey}
                                  several instances: a shared Redis/Valkey (redis://, rediss://,
                                  unix://) and its key (openssl rand -base64 32)
+        ${BROKER_ENV.tokenStoreTimeoutMs}   bound on each store call, ms (default 100)
         ${SERVE_ENV.port} (default ${DEFAULT_PORT}, 0 = any free port), ${SERVE_ENV.host} (default ${DEFAULT_HOST})
         ${SERVE_ENV.metricsPort}   Prometheus metrics at http://<host>:<port>/metrics (off when unset)
         ${SERVE_ENV.metricsHost}   the metrics listener's interface (default ${DEFAULT_METRICS_HOST})

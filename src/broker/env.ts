@@ -22,6 +22,7 @@ export const BROKER_ENV = {
   middlewareUrl: 'BIOID_MIDDLEWARE_URL',
   tokenStoreUrl: STORE_ENV.url,
   tokenStoreKey: STORE_ENV.key,
+  tokenStoreTimeoutMs: STORE_ENV.timeout,
 } as const;
 
 export type EnvLike = Record<string, string | undefined>;
@@ -100,7 +101,8 @@ export function brokerOptionsFromEnv(env: EnvLike | undefined, overrides: Broker
       `${WHERE}: ${BROKER_ENV.tokenStoreUrl} is set, but this function cannot connect to a store: create a node-redis client for it and pass overrides.store = redisTokenStore({ client, encryptionKey }) (tokenStoreFromEnv(env) gives the checked URL and keys), or use bioid-broker serve, which does this.`,
     );
   }
-  if (overrides.storeTimeoutMs !== undefined) options.storeTimeoutMs = overrides.storeTimeoutMs;
+  const storeTimeoutMs = overrides.storeTimeoutMs ?? storeSettings?.timeoutMs;
+  if (storeTimeoutMs !== undefined) options.storeTimeoutMs = storeTimeoutMs;
   if (overrides.onEvent !== undefined) options.onEvent = overrides.onEvent;
   return options;
 }

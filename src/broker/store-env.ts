@@ -1,7 +1,7 @@
 /**
- * The shared token store's environment variables: BIOID_TOKEN_STORE_URL (redis://, rediss:// or unix://)
- * and BIOID_TOKEN_STORE_KEY (32 random bytes in base64; comma-separated while keys rotate, the first
- * encrypts). Only validated here: the handler cannot create a Redis client, so whoever runs it (the sidecar,
+ * The shared token store's environment variables: BIOID_TOKEN_STORE_URL (redis://, rediss:// or unix://),
+ * BIOID_TOKEN_STORE_KEY (32 random bytes in base64; comma-separated while keys rotate, the first
+ * encrypts) and BIOID_TOKEN_STORE_TIMEOUT_MS (the bound on each store call, `storeTimeoutMs`). Only validated here: the handler cannot create a Redis client, so whoever runs it (the sidecar,
  * serve.ts) connects to the URL and passes `redisTokenStore({ client, encryptionKey })`.
  */
 import { BioIDError } from '../core/errors.js';
@@ -10,6 +10,7 @@ import { KEY_HINT, readEncryptionKeys } from './store-crypto.js';
 export const STORE_ENV = {
   url: 'BIOID_TOKEN_STORE_URL',
   key: 'BIOID_TOKEN_STORE_KEY',
+  timeout: 'BIOID_TOKEN_STORE_TIMEOUT_MS',
 } as const;
 
 export interface TokenStoreSettings {
@@ -19,6 +20,8 @@ export interface TokenStoreSettings {
   socketPath?: string;
   /** The keys, as base64 strings, first one encrypting. */
   encryptionKey: string[];
+  /** The bound on each store call in milliseconds (the broker's `storeTimeoutMs`), when set. */
+  timeoutMs?: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -28,8 +31,18 @@ export function tokenStoreFromEnv(env: Env, where = 'brokerOptionsFromEnv'): Tok
   const read = (name: string) => (env[name]?.trim() ? env[name].trim() : undefined);
   const url = read(STORE_ENV.url);
   const key = read(STORE_ENV.key);
-  if (url === undefined && key === undefined) return undefined;
+  const timeout = read(STORE_ENV.timeout);
   const error = (message: string) => new BioIDError('config', `${where}: ${message}`);
+  if (url === undefined && key === undefined) {
+    if (timeout !== undefined)
+      throw error(
+        `${STORE_ENV.timeout} is set but ${STORE_ENV.url} is not: it bounds the shared token store's calls; set the store, or unset it.`,
+      );
+    return undefined;
+  }
+  if (timeout !== undefined && !(/^\d+$/.test(timeout) && Number.isSafeInteger(Number(timeout)) && Number(timeout) > 0)) {
+    throw error(`environment variable ${STORE_ENV.timeout} must be a positive whole number of milliseconds (default 100).`);
+  }
   if (key === undefined) {
     throw error(
       `${STORE_ENV.url} is set but ${STORE_ENV.key} is not: the shared token store needs a key to encrypt what it stores; ${KEY_HINT} and set it in ${STORE_ENV.key} on every instance.`,
@@ -60,5 +73,6 @@ export function tokenStoreFromEnv(env: Env, where = 'brokerOptionsFromEnv'): Tok
     url,
     ...(parsed.protocol === 'unix:' ? { socketPath: decodeURIComponent(parsed.pathname) } : {}),
     encryptionKey: key.split(',').map((k) => k.trim()),
+    ...(timeout === undefined ? {} : { timeoutMs: Number(timeout) }),
   };
 }

@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { startIdp, type RunningIdp } from '../../simulator/src/idp.js';
 import {
   brokerOptionsFromEnv,
+  memoryTokenStore,
   redisTokenStore,
   toNodeHandler,
   tokenStoreFromEnv,
@@ -329,6 +330,7 @@ describe('shared token store: brokers on several instances share one Redis', () 
       BIOID_PORT: '0',
       BIOID_TOKEN_STORE_URL: `unix://${redis.socket}`,
       BIOID_TOKEN_STORE_KEY: KEY,
+      BIOID_TOKEN_STORE_TIMEOUT_MS: '5000',
     };
     const lines: string[] = [];
     const connections = async () =>
@@ -434,6 +436,24 @@ describe('shared token store: configuration errors name what to fix', () => {
       },
     );
     assert.strictEqual(tokenStoreFromEnv({}), undefined);
+  });
+
+  it('BIOID_TOKEN_STORE_TIMEOUT_MS bounds each store call (storeTimeoutMs); a value that is not a positive whole number, or one without a store, names the variable', () => {
+    const env = { ...base, BIOID_TOKEN_STORE_URL: 'redis://cache:6379', BIOID_TOKEN_STORE_KEY: KEY };
+    assert.strictEqual(tokenStoreFromEnv({ ...env, BIOID_TOKEN_STORE_TIMEOUT_MS: '250' })?.timeoutMs, 250);
+    const store = memoryTokenStore();
+    assert.strictEqual(brokerOptionsFromEnv({ ...env, BIOID_TOKEN_STORE_TIMEOUT_MS: '250' }, { authorize, store }).storeTimeoutMs, 250);
+    assert.strictEqual(brokerOptionsFromEnv(env, { authorize, store }).storeTimeoutMs, undefined, "the broker's default (100 ms) applies");
+    for (const bad of ['0', '-5', '1.5', 'soon']) {
+      assert.match(
+        errorOf(() => tokenStoreFromEnv({ ...env, BIOID_TOKEN_STORE_TIMEOUT_MS: bad })),
+        /BIOID_TOKEN_STORE_TIMEOUT_MS must be a positive whole number of milliseconds/,
+      );
+    }
+    assert.match(
+      errorOf(() => tokenStoreFromEnv({ BIOID_TOKEN_STORE_TIMEOUT_MS: '250' })),
+      /BIOID_TOKEN_STORE_TIMEOUT_MS is set but BIOID_TOKEN_STORE_URL is not/,
+    );
   });
 
   it('brokerOptionsFromEnv cannot connect by itself: with the variables set it asks for overrides.store, and takes it', () => {
