@@ -142,7 +142,11 @@ describe('bioid-broker serve: health and readiness', () => {
     this.timeout(30_000);
     const redis = await startRedis();
     await redis.stop();
-    const { broker } = await start({ BIOID_TOKEN_STORE_URL: `unix://${redis.socket}`, BIOID_TOKEN_STORE_KEY: STORE_KEY, BIOID_TOKEN_STORE_TIMEOUT_MS: '5000' });
+    const { broker } = await start({
+      BIOID_TOKEN_STORE_URL: `unix://${redis.socket}`,
+      BIOID_TOKEN_STORE_KEY: STORE_KEY,
+      BIOID_TOKEN_STORE_TIMEOUT_MS: '5000',
+    });
     try {
       const before = await fetch(`${broker.url}/readyz`);
       assert.strictEqual(before.status, 503);
@@ -442,7 +446,11 @@ describe('bioid-broker serve: traces (OpenTelemetry, through the SDK an operator
   it('spans for the IdP exchange (HTTP client conventions) and for each store operation (database client conventions), none holding a token, cookie or secret', async function () {
     this.timeout(20_000);
     const redis: RunningRedis = await startRedis();
-    const { broker } = await start({ BIOID_TOKEN_STORE_URL: `unix://${redis.socket}`, BIOID_TOKEN_STORE_KEY: STORE_KEY, BIOID_TOKEN_STORE_TIMEOUT_MS: '5000' });
+    const { broker } = await start({
+      BIOID_TOKEN_STORE_URL: `unix://${redis.socket}`,
+      BIOID_TOKEN_STORE_KEY: STORE_KEY,
+      BIOID_TOKEN_STORE_TIMEOUT_MS: '5000',
+    });
     try {
       const deadline = Date.now() + 10_000;
       while ((await fetch(`${broker.url}/readyz`)).status !== 200) {
