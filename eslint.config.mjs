@@ -12,7 +12,7 @@ import tseslint from 'typescript-eslint';
 const SHIPPED = ['src/**/*.ts', 'broker/src/**/*.ts'];
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', '.cache/**', 'coverage/**', 'custom-elements.json', 'test/frameworks/**'] },
+  { ignores: ['**/dist/**', '**/node_modules/**', '.cache/**', 'coverage/**', 'custom-elements.json', 'test/frameworks/*/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

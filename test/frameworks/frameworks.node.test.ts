@@ -18,7 +18,7 @@
  * reads `dist/`, this one needs `npm run build` first.
  */
 import { assert } from 'chai';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
   cpSync,
@@ -42,6 +42,7 @@ import express from 'express';
 import { launch, type Browser } from '../../scripts/engines.mjs';
 import { copyPackage, installOffline, npm, pack, type Packed } from '../support/offline-install.js';
 import type { Ready } from '../../simulator/src/cli.js';
+import { assertConfirmedMatch, startSimulator } from '../support/simulator-run.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -213,46 +214,6 @@ function pointAt(dir: string, ready: Ready): void {
   }
 }
 
-/** bioid-simulator (its command, from simulator/src) on free ports. */
-function startSimulator(): Promise<{ child: ChildProcess; ready: Ready }> {
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      'simulator/src/cli.ts',
-      '--idp-port',
-      '0',
-      '--middleware-port',
-      '0',
-      '--local-service-port',
-      '0',
-      '--broker-port=0',
-      '--capture-delay-ms',
-      '0-30',
-    ],
-    { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NODE_NO_WARNINGS: '1' } },
-  );
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no SIMULATOR_READY within 60 s:\n${output}`)), 60_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const line = /^SIMULATOR_READY (\S+)$/m.exec(output);
-      if (line) {
-        clearTimeout(timer);
-        resolve({ child, ready: JSON.parse(line[1]!) as Ready });
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`bioid-simulator exited (${code}) before it was ready:\n${output}`));
-    });
-  });
-}
-
 /** The docs' code blocks: each documented file must appear in one, verbatim. */
 const doc = () => readFileSync(join(root, 'docs', 'frameworks.md'), 'utf8');
 
@@ -281,7 +242,10 @@ describe('bioid-sdk in React, Vue, Angular and Svelte apps built with their own 
     copyPackage(root, tree, join(root, 'node_modules'), { onlyFiles: true });
     const packed = pack(tree, work, { ignoreScripts: true });
     packed.catch(() => undefined); // awaited below
-    simulatorStarting = startSimulator();
+    simulatorStarting = startSimulator(process.execPath, ['--import', 'tsx', 'simulator/src/cli.ts'], {
+      cwd: root,
+      env: { ...process.env, NODE_NO_WARNINGS: '1' },
+    });
     simulatorStarting.catch(() => undefined); // awaited below and in after()
     const chains = bounded(
       2,
@@ -373,17 +337,7 @@ describe('bioid-sdk in React, Vue, Angular and Svelte apps built with their own 
       await context.close();
 
       // A match the middleware confirms for alice, as the integrator's server would check it.
-      const token = (await (
-        await fetch(ready.tokenUrl, {
-          method: 'POST',
-          body: new URLSearchParams({ grant_type: 'client_credentials', client_id: ready.integratorId, client_secret: 'demo-secret' }),
-        })
-      ).json()) as { access_token: string };
-      const confirmed = await fetch(`${ready.middlewareUrl}/verifications/${encodeURIComponent(verificationId)}`, {
-        headers: { Authorization: `Bearer ${token.access_token}` },
-      });
-      assert.strictEqual(confirmed.status, 200);
-      assert.deepInclude(await confirmed.json(), { verificationId, subjectId: 'alice', match: true });
+      await assertConfirmedMatch(ready, verificationId);
     });
   }
 

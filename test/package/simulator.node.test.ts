@@ -22,7 +22,7 @@ import express from 'express';
 import { launch, type Browser } from '../../scripts/engines.mjs';
 import { runOperation } from '../e2e/operations.js';
 import { copyPackage, installOffline, pack, type Packed } from '../support/offline-install.js';
-import type { Ready } from '../../simulator/src/cli.js';
+import { assertConfirmedMatch, startSimulator } from '../support/simulator-run.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const quickStarts = readFileSync(join(root, 'docs/quick-start.md'), 'utf8');
@@ -52,35 +52,6 @@ async function freePort(): Promise<number> {
   const { port } = server.address() as AddressInfo;
   await new Promise((resolve) => server.close(resolve));
   return port;
-}
-
-function startSimulator(bin: string, cwd: string): Promise<{ child: ChildProcess; ready: Ready; output: () => string }> {
-  const child = spawn(
-    bin,
-    ['--idp-port', '0', '--middleware-port', '0', '--local-service-port', '0', '--broker-port=0', '--capture-delay-ms', '0-30'],
-    {
-      cwd,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no SIMULATOR_READY within 30 s:\n${output}`)), 30_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const line = /^SIMULATOR_READY (\S+)$/m.exec(output);
-      if (line) {
-        clearTimeout(timer);
-        resolve({ child, ready: JSON.parse(line[1]!) as Ready, output: () => output });
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`bioid-simulator exited (${code}) before it was ready:\n${output}`));
-    });
-  });
 }
 
 const portIsFree = (url: string) =>
@@ -161,7 +132,7 @@ describe('bioid-simulator as an integrator installs it', function () {
   });
 
   it('quick start 1 against the installed bioid-simulator alone: sign in, verify, a match the middleware confirms (Chromium)', async () => {
-    simulator = await startSimulator(join(app, 'node_modules', '.bin', 'bioid-simulator'), app);
+    simulator = await startSimulator(join(app, 'node_modules', '.bin', 'bioid-simulator'), [], { cwd: app });
     const { ready } = simulator;
     assert.include(simulator.output(), `<bio-verify middleware-url="${ready.middlewareUrl}"`, 'it prints the tag to paste');
     assert.deepStrictEqual(ready.enrolled, ['alice']);
@@ -195,17 +166,7 @@ describe('bioid-simulator as an integrator installs it', function () {
     const verificationId = String(outcome.detail.result?.verificationId);
 
     // What the integrator's server does next (in plain HTTP, as docs/simulator.md shows for any language).
-    const token = (await (
-      await fetch(ready.tokenUrl, {
-        method: 'POST',
-        body: new URLSearchParams({ grant_type: 'client_credentials', client_id: ready.integratorId, client_secret: 'demo-secret' }),
-      })
-    ).json()) as { access_token: string };
-    const confirmed = await fetch(`${ready.middlewareUrl}/verifications/${encodeURIComponent(verificationId)}`, {
-      headers: { Authorization: `Bearer ${token.access_token}` },
-    });
-    assert.strictEqual(confirmed.status, 200);
-    assert.deepInclude(await confirmed.json(), { verificationId, subjectId: 'alice', match: true });
+    await assertConfirmedMatch(ready, verificationId);
   });
 
   it('the printed backend environment is the one list quick start 3 (docs/quick-start.md) and docs/simulator.md copy', () => {
