@@ -35,6 +35,8 @@ const terserOptions = {
   format: { comments: false },
 };
 
+const withMap = process.env.BIOID_SOURCEMAP === '1';
+
 export default [
   {
     input: {
@@ -69,8 +71,9 @@ export default [
       chunkFileNames: 'bioid-[name].js',
       // No source map (docs/versioning.md, "What is in the package"): one that shows the sources would have to
       // embed them (src/ is not in the package), about 55 kB more gzipped in a tarball held to 250 kB; one
-      // without them shows nothing but makes DevTools fetch it.
-      sourcemap: false,
+      // without them shows nothing but makes DevTools fetch it. BIOID_SOURCEMAP=1 makes one for this
+      // repository's own use (bench/startup-profile.mjs maps its samples to src/ through it).
+      sourcemap: withMap,
     },
     plugins: [
       resolve({ browser: true }),
@@ -79,7 +82,7 @@ export default [
         declaration: false,
         declarationDir: undefined,
         outDir: 'dist',
-        sourceMap: false,
+        sourceMap: withMap,
       }),
       minifyTemplates(),
       scriptParts(),

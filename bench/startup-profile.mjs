@@ -2,7 +2,7 @@
 // Where start-up goes: the page of section 4 (bench/startup.mjs: the four tags, then the classic
 // script) profiled in headless Chromium, against the same page with four bare Lit elements.
 //
-//   node bench/startup-profile.mjs [--runs 30] [--interval 50] [--top 12] [--write]
+//   BIOID_SOURCEMAP=1 npm run build && node bench/startup-profile.mjs [--runs 30] [--interval 50] [--top 12] [--write]
 //
 // --write puts the tables into docs/performance.md, section "Where start-up goes", between its
 // markers (the rest of that section is prose, kept; `npm run bench` keeps the whole section).
@@ -300,6 +300,9 @@ function attribute(events, profile, mapFor) {
 export async function runStartupProfile(shared = { root, log: (m) => process.stderr.write(`${m}\n`) }) {
   const bundle = join(root, 'dist/bioid-elements.js');
   if (!existsSync(bundle)) throw new Error('dist/bioid-elements.js is missing (npm run build)');
+  if (!existsSync(`${bundle}.map`)) {
+    throw new Error('dist/bioid-elements.js.map is missing: the package ships none; build one with BIOID_SOURCEMAP=1 npm run build');
+  }
   mkdirSync(join(root, '.cache/bench'), { recursive: true });
   const bare = await bareLitBundle(root, { withMap: true });
   writeFileSync(join(root, '.cache/bench/bare-lit.js'), bare.code);
