@@ -50,7 +50,13 @@ async function timed<T>(what: string, input: string, path: (text: string) => Pro
     return { result, elapsed: performance.now() - started };
   };
   const baseline = await time(PLAIN);
-  const { result, elapsed } = await time(input);
+  // The best of up to three runs: a busy machine can stall one run, never all three by seconds, which is
+  // what a quadratic pattern costs on these inputs.
+  let { result, elapsed } = await time(input);
+  for (let again = 0; again < 2 && elapsed >= baseline.elapsed + BOUND_MS; again++) {
+    const retry = await time(input);
+    if (retry.elapsed < elapsed) ({ result, elapsed } = retry);
+  }
   assert.isBelow(
     elapsed,
     baseline.elapsed + BOUND_MS,
