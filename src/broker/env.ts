@@ -6,6 +6,7 @@
 import { realmOf } from '../core/config.js';
 import { BioIDError } from '../core/errors.js';
 import type { TokenBrokerOptions } from './options.js';
+import { readMilliseconds } from './env-values.js';
 import { STORE_ENV, tokenStoreFromEnv } from './store-env.js';
 
 /** The documented variable names, one place. */
@@ -80,7 +81,7 @@ export function brokerOptionsFromEnv(env: EnvLike | undefined, overrides: Broker
       .map((o) => o.trim())
       .filter(Boolean);
   if (origins !== undefined) options.allowedOrigins = origins;
-  const timeoutMs = overrides.timeoutMs ?? readNumber(read(BROKER_ENV.timeoutMs), BROKER_ENV.timeoutMs);
+  const timeoutMs = overrides.timeoutMs ?? readMilliseconds(read(BROKER_ENV.timeoutMs), BROKER_ENV.timeoutMs, WHERE);
   if (timeoutMs !== undefined) options.timeoutMs = timeoutMs;
   const csrf = overrides.requireCsrfHeader ?? readBoolean(read(BROKER_ENV.requireCsrfHeader), BROKER_ENV.requireCsrfHeader);
   if (csrf !== undefined) options.requireCsrfHeader = csrf;
@@ -105,15 +106,6 @@ export function brokerOptionsFromEnv(env: EnvLike | undefined, overrides: Broker
   if (storeTimeoutMs !== undefined) options.storeTimeoutMs = storeTimeoutMs;
   if (overrides.onEvent !== undefined) options.onEvent = overrides.onEvent;
   return options;
-}
-
-function readNumber(value: string | undefined, name: string): number | undefined {
-  if (value === undefined) return undefined;
-  const number = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(number) || number <= 0) {
-    throw new BioIDError('config', `${WHERE}: environment variable ${name} must be a positive whole number of milliseconds.`);
-  }
-  return number;
 }
 
 function readBoolean(value: string | undefined, name: string): boolean | undefined {

@@ -5,6 +5,7 @@
  * serve.ts) connects to the URL and passes `redisTokenStore({ client, encryptionKey })`.
  */
 import { BioIDError } from '../core/errors.js';
+import { readMilliseconds } from './env-values.js';
 import { KEY_HINT, readEncryptionKeys } from './store-crypto.js';
 
 export const STORE_ENV = {
@@ -40,9 +41,7 @@ export function tokenStoreFromEnv(env: Env, where = 'brokerOptionsFromEnv'): Tok
       );
     return undefined;
   }
-  if (timeout !== undefined && !(/^\d+$/.test(timeout) && Number.isSafeInteger(Number(timeout)) && Number(timeout) > 0)) {
-    throw error(`environment variable ${STORE_ENV.timeout} must be a positive whole number of milliseconds (default 100).`);
-  }
+  const timeoutMs = readMilliseconds(timeout, STORE_ENV.timeout, where);
   if (key === undefined) {
     throw error(
       `${STORE_ENV.url} is set but ${STORE_ENV.key} is not: the shared token store needs a key to encrypt what it stores; ${KEY_HINT} and set it in ${STORE_ENV.key} on every instance.`,
@@ -73,6 +72,6 @@ export function tokenStoreFromEnv(env: Env, where = 'brokerOptionsFromEnv'): Tok
     url,
     ...(parsed.protocol === 'unix:' ? { socketPath: decodeURIComponent(parsed.pathname) } : {}),
     encryptionKey: key.split(',').map((k) => k.trim()),
-    ...(timeout === undefined ? {} : { timeoutMs: Number(timeout) }),
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
   };
 }
