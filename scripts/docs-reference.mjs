@@ -2,7 +2,7 @@
 // `npm run docs`: writes the reference that the code already knows into docs/reference/: the elements
 // (elements.md, from custom-elements.json) and each entry point's exports (<entry>.md, from the built
 // .d.ts through API Extractor's doc model, TSDoc summaries included). Hand-written docs keep the tasks and
-// explanations and link here. test/package/reference.node.test.ts fails when a committed file is stale.
+// explanations and link here. test/package/public-api.node.test.ts fails when a committed file is stale.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';

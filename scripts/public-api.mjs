@@ -25,11 +25,19 @@ export const ENTRIES = {
 /** The API Extractor report (api/<name>.api.md) of one built entry point. */
 export const apiReport = (name) => extract(name).report;
 
+const extracted = new Map();
+
 /**
  * The report of one built entry point and its doc model (the exports with their TSDoc, as
- * @microsoft/api-extractor-model reads it; scripts/docs-reference.mjs renders it).
+ * @microsoft/api-extractor-model reads it; scripts/docs-reference.mjs renders it). API Extractor runs once
+ * per entry in a process: the report and the reference are made from the same run.
  */
 export function extract(name) {
+  if (!extracted.has(name)) extracted.set(name, runExtractor(name));
+  return extracted.get(name);
+}
+
+function runExtractor(name) {
   const entry = join(ROOT, ENTRIES[name]);
   if (!existsSync(entry)) throw new Error(`${ENTRIES[name]} is missing: run \`npm run build\` first.`);
   const out = mkdtempSync(join(tmpdir(), 'bioid-api-'));

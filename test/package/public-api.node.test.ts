@@ -3,11 +3,13 @@
  * report, made from the built .d.ts in dist/, equals the committed api/<entry>.api.md, and the summary of
  * the built custom-elements.json (tags, attributes, properties, events, CSS parts and custom properties)
  * equals the committed api/elements.json. Reads dist/: run `npm run build` first. After an intended
- * change, `npm run api:update` rewrites the committed files.
+ * change, `npm run api:update` rewrites the committed files. The reference in docs/reference/ is made
+ * from the same API Extractor run of each entry and custom-elements.json, as `npm run docs` writes it.
  */
 import { assert } from 'chai';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { REFERENCE_DIR, referenceFiles } from '../../scripts/docs-reference.mjs';
 import { API_DIR, ENTRIES, apiReport, compareElements, elementsSummary, type ElementsSummary } from '../../scripts/public-api.mjs';
 
 const UPDATE = 'run `npm run api:update` and commit api/ (docs/versioning.md)';
@@ -70,5 +72,31 @@ describe('The public API of bioid-sdk is the committed one', function () {
     );
     assert.deepEqual(breaking, ['<bio-x> event "bio-result" removed or renamed']);
     assert.deepEqual(additions, ['<bio-x> event "bio-outcome" added']);
+  });
+});
+
+describe('the generated reference (docs/reference/)', function () {
+  this.timeout(60_000);
+  const files = referenceFiles();
+
+  for (const [file, text] of Object.entries(files)) {
+    it(`docs/reference/${file} is what npm run docs writes from the code now`, () => {
+      const path = join(REFERENCE_DIR, file);
+      assert.ok(existsSync(path), `docs/reference/${file} is missing: run \`npm run docs\` and commit it.`);
+      const committed = readFileSync(path, 'utf8');
+      if (committed !== text) {
+        const was = committed.split('\n');
+        const now = text.split('\n');
+        const first = now.findIndex((line, i) => line !== was[i]);
+        assert.fail(
+          `docs/reference/${file} is stale (first difference at line ${first + 1}: "${now[first] ?? ''}"). Run \`npm run docs\` and commit it.`,
+        );
+      }
+    });
+  }
+
+  it('docs/reference/ holds no file that npm run docs does not write', () => {
+    const extra = readdirSync(REFERENCE_DIR).filter((file) => !(file in files));
+    assert.deepEqual(extra, [], 'remove them, or generate them in scripts/docs-reference.mjs');
   });
 });
