@@ -69,8 +69,12 @@ export function readTarball(tarball) {
   return { packed: statSync(tarball).size, unpacked: files.reduce((sum, file) => sum + file.size, 0), files };
 }
 
-/** The package at `from` copied to `to`: bioid-sdk its package.json, README, LICENSE and `files`; the others all but node_modules and dist. */
-function copy(from, to, onlyFiles) {
+/**
+ * The package at `from` copied to `to`: with `onlyFiles` its package.json, README, LICENSE and `files`
+ * (bioid-sdk, packed from the dist/ already built), else all but node_modules and dist (a package whose
+ * prepack builds it). node_modules is a link to the repository's, so build scripts find their tools.
+ */
+export function copyPackage(from, to, onlyFiles) {
   const manifest = JSON.parse(readFileSync(join(from, 'package.json'), 'utf8'));
   if (onlyFiles) {
     for (const entry of ['package.json', 'README.md', 'LICENSE', ...(manifest.files ?? []).filter((f) => !f.startsWith('!'))]) {
@@ -97,8 +101,8 @@ export async function packPackages(work) {
   const tree = join(work, 'tree');
   const tarballs = join(work, 'tarballs');
   mkdirSync(tarballs, { recursive: true });
-  copy(ROOT, tree, true);
-  for (const { dir } of PACKAGES.slice(1)) copy(join(ROOT, dir), join(tree, dir), false);
+  copyPackage(ROOT, tree, true);
+  for (const { dir } of PACKAGES.slice(1)) copyPackage(join(ROOT, dir), join(tree, dir), false);
   return Promise.all(
     PACKAGES.map(async (pkg) => {
       const args = ['pack', '--silent', '--pack-destination', tarballs, ...(pkg.ignoreScripts ? ['--ignore-scripts'] : [])];

@@ -40,7 +40,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import express from 'express';
 import { launch, type Browser } from '../../scripts/engines.mjs';
-import { copyPackage, installOffline, npm, pack, type Packed } from '../support/offline-install.js';
+import { installOffline, npm, pack, type Packed } from '../support/offline-install.js';
+import { copyPackage } from '../../scripts/tarball.mjs';
 import type { Ready } from '../../simulator/src/cli.js';
 import { assertConfirmedMatch, startSimulator } from '../support/simulator-run.js';
 
@@ -239,7 +240,7 @@ describe('bioid-sdk in React, Vue, Angular and Svelte apps built with their own 
     work = mkdtempSync(join(tmpdir(), 'bioid-frameworks-'));
     const tree = join(work, 'tree');
     mkdirSync(tree);
-    copyPackage(root, tree, join(root, 'node_modules'), { onlyFiles: true });
+    copyPackage(root, tree, true);
     const packed = pack(tree, work, { ignoreScripts: true });
     packed.catch(() => undefined); // awaited below
     simulatorStarting = startSimulator(process.execPath, ['--import', 'tsx', 'simulator/src/cli.ts'], {

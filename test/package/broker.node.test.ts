@@ -17,7 +17,8 @@ import { promisify } from 'node:util';
 import { startIdp, type RunningIdp } from '../../simulator/src/idp.js';
 import { startSessionCheck } from '../broker/bin-support.js';
 import { APP_ORIGIN, CLIENT } from '../broker/support.js';
-import { copyPackage, installOffline, pack, type Packed } from '../support/offline-install.js';
+import { installOffline, pack, type Packed } from '../support/offline-install.js';
+import { copyPackage } from '../../scripts/tarball.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const run = promisify(execFile);
@@ -73,8 +74,8 @@ describe('bioid-broker as an operator installs it (npm install bioid-broker, fro
     const tarballs = join(work, 'tarballs');
     app = join(work, 'app');
     for (const dir of [tree, join(tree, 'broker'), tarballs, app]) mkdirSync(dir, { recursive: true });
-    copyPackage(root, tree, join(root, 'node_modules'), { onlyFiles: true });
-    copyPackage(join(root, 'broker'), join(tree, 'broker'), join(root, 'node_modules'), { skip: ['dist'] });
+    copyPackage(root, tree, true);
+    copyPackage(join(root, 'broker'), join(tree, 'broker'), false);
     packed = [await pack(tree, tarballs, { ignoreScripts: true }), await pack(join(tree, 'broker'), tarballs)];
     await installOffline(app, join(root, 'package-lock.json'), packed);
     idp = await startIdp({ clients: [CLIENT] });

@@ -21,7 +21,8 @@ import { promisify } from 'node:util';
 import express from 'express';
 import { launch, type Browser } from '../../scripts/engines.mjs';
 import { runOperation } from '../e2e/operations.js';
-import { copyPackage, installOffline, pack, type Packed } from '../support/offline-install.js';
+import { installOffline, pack, type Packed } from '../support/offline-install.js';
+import { copyPackage } from '../../scripts/tarball.mjs';
 import { assertConfirmedMatch, startSimulator } from '../support/simulator-run.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -82,8 +83,8 @@ describe('bioid-simulator as an integrator installs it', function () {
     const tarballs = join(work, 'tarballs');
     app = join(work, 'app');
     for (const dir of [tree, join(tree, 'simulator'), tarballs, app]) mkdirSync(dir, { recursive: true });
-    copyPackage(root, tree, join(root, 'node_modules'), { onlyFiles: true });
-    copyPackage(join(root, 'simulator'), join(tree, 'simulator'), join(root, 'node_modules'), { skip: ['dist'] });
+    copyPackage(root, tree, true);
+    copyPackage(join(root, 'simulator'), join(tree, 'simulator'), false);
     packed = [await pack(tree, tarballs, { ignoreScripts: true }), await pack(join(tree, 'simulator'), tarballs)];
     // Quick start 3's own install line: the packages it names beside bioid-sdk (express, express-session).
     await installOffline(

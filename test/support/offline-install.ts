@@ -10,7 +10,7 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -56,27 +56,6 @@ export async function npm(cwd: string, args: string[], timeoutMs = 60_000): Prom
     const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string };
     throw new Error(`npm ${args.join(' ')} failed in ${cwd}:\n${stdout}\n${stderr}`);
   }
-}
-
-/**
- * Copies a package directory (its package.json, README, LICENSE and `files`, or everything but `skip`),
- * with `node_modules` a link to the repository's, so build scripts find their tools.
- */
-export function copyPackage(
-  from: string,
-  to: string,
-  repoNodeModules: string,
-  options: { onlyFiles?: boolean; skip?: string[] } = {},
-): void {
-  const manifest = readManifest(from);
-  const entries = options.onlyFiles ? ['package.json', 'README.md', 'LICENSE', ...(manifest.files ?? [])] : undefined;
-  const skip = new Set(['node_modules', ...(options.skip ?? [])]);
-  if (entries) {
-    for (const entry of entries) if (existsSync(join(from, entry))) cpSync(join(from, entry), join(to, entry), { recursive: true });
-  } else {
-    cpSync(from, to, { recursive: true, filter: (source) => !skip.has(source.slice(from.length + 1).split('/')[0]!) });
-  }
-  symlinkSync(repoNodeModules, join(to, 'node_modules'), 'dir');
 }
 
 /** `npm pack` in `dir` (with or without its prepack), the tarball written to `into`. */
