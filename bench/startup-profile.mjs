@@ -16,6 +16,7 @@
 // rule below names (frames mapped to their sources through dist/bioid-elements.js.map). Figures are
 // means over the runs, thread time in ms; tracing and sampling slow the page, so read the shares.
 import { readFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { SourceMap } from 'node:module';
 import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,54 +38,18 @@ const TAGS = OUR_TAGS.filter((t) => t !== 'bio-enrolled');
 // ---------------------------------------------------------------------------------------------
 // Source map: the generated (line, column) of a function → its source file and original position.
 
-const B64 = Object.fromEntries([...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'].map((c, i) => [c, i]));
-
-function decodeMappings(mappings) {
-  const lines = [];
-  const state = [0, 0, 0, 0, 0]; // generated column, source, original line, original column, name
-  for (const line of mappings.split(';')) {
-    state[0] = 0;
-    const segments = [];
-    for (const segment of line.split(',')) {
-      if (!segment) continue;
-      const values = [];
-      let value = 0;
-      let shift = 0;
-      for (const c of segment) {
-        const digit = B64[c];
-        value += (digit & 31) << shift;
-        if (digit & 32) shift += 5;
-        else {
-          values.push(value & 1 ? -(value >>> 1) : value >>> 1);
-          value = 0;
-          shift = 0;
-        }
-      }
-      values.forEach((v, i) => (state[i] += v));
-      segments.push(values.length >= 4 ? [state[0], state[1], state[2], state[3], values.length === 5 ? state[4] : -1] : [state[0], -1]);
-    }
-    lines.push(segments);
-  }
-  return lines;
-}
-
-function sourceMap(map) {
-  const lines = decodeMappings(map.mappings);
-  const sources = map.sources.map((s) => s.replace(/^.*node_modules\//, '').replace(/^(\.\.\/)+/, ''));
+/** Through Node's own reader (node:module's SourceMap): the source as a package path or src/…, the line (1-based) and name. */
+function sourceMap(payload) {
+  const map = new SourceMap(payload);
   return (line, column) => {
-    const segments = lines[line] ?? [];
-    let lo = 0;
-    let hi = segments.length - 1;
-    let found;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      if (segments[mid][0] <= column) {
-        found = segments[mid];
-        lo = mid + 1;
-      } else hi = mid - 1;
-    }
-    if (!found || found[1] < 0) return undefined;
-    return { source: sources[found[1]], line: found[2] + 1, name: found[4] >= 0 ? map.names[found[4]] : undefined };
+    const entry = map.findEntry(line, column);
+    // A mapping covers its own generated line only.
+    if (entry.originalSource === undefined || entry.generatedLine !== line) return undefined;
+    return {
+      source: entry.originalSource.replace(/^.*node_modules\//, '').replace(/^(\.\.\/)+/, ''),
+      line: entry.originalLine + 1,
+      name: entry.name,
+    };
   };
 }
 
