@@ -3,38 +3,47 @@
  * address live in server-side configuration). Code-only options (`authorize`, `tokenExchange`, `logger`,
  * `onRefusal`, `fetchImpl`) come as overrides; an override also wins over its variable.
  */
-import { realmOf } from '../core/config.js';
 import { BioIDError } from '../core/errors.js';
 import type { TokenBrokerOptions } from './options.js';
-import { readMilliseconds } from './env-values.js';
-import { STORE_ENV, tokenStoreFromEnv } from './store-env.js';
+import { envBoolean, envMilliseconds, envValue, type EnvLike } from './env-values.js';
+import { BROKER_VARIABLES, variableNames, type BrokerVariableKinds } from './env-variables.js';
+import { tokenStoreFromEnv } from './store-env.js';
 
-/** The documented variable names, one place. */
-export const BROKER_ENV = {
-  clientId: 'BIOID_CLIENT_ID',
-  clientSecret: 'BIOID_CLIENT_SECRET',
-  issuerUrl: 'BIOID_AUTH_URL',
-  realm: 'BIOID_REALM',
-  audience: 'BIOID_AUDIENCE',
-  scope: 'BIOID_SCOPE',
-  allowedOrigins: 'BIOID_ALLOWED_ORIGINS',
-  timeoutMs: 'BIOID_TIMEOUT_MS',
-  requireCsrfHeader: 'BIOID_REQUIRE_CSRF_HEADER',
-  middlewareUrl: 'BIOID_MIDDLEWARE_URL',
-  tokenStoreUrl: STORE_ENV.url,
-  tokenStoreKey: STORE_ENV.key,
-  tokenStoreTimeoutMs: STORE_ENV.timeout,
-} as const;
+export type { EnvLike } from './env-values.js';
 
-export type EnvLike = Record<string, string | undefined>;
+/** The documented variable names, by option (env-variables.ts declares them, with their docs). */
+export const BROKER_ENV = variableNames(BROKER_VARIABLES);
+
 export type BrokerOverrides = Partial<TokenBrokerOptions> & Pick<TokenBrokerOptions, 'authorize'>;
 
 const WHERE = 'brokerOptionsFromEnv';
 
+/** Each kind's reading of a set variable (unset ones never get here). */
+const READ: { [K in keyof BrokerVariableKinds]: (value: string, name: string) => BrokerVariableKinds[K] | undefined } = {
+  string: (value) => value,
+  secret: (value) => value,
+  url: (value) => value,
+  list: (value) =>
+    value
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter(Boolean),
+  milliseconds: (value, name) => envMilliseconds(value, name, WHERE),
+  boolean: (value, name) => envBoolean(value, name, WHERE),
+};
+
 /**
- * Reads BIOID_CLIENT_ID, BIOID_CLIENT_SECRET, BIOID_AUTH_URL and BIOID_REALM (required unless given in
- * `overrides`, or BIOID_AUTH_URL ends in /realms/<realm>), and the optional BIOID_AUDIENCE, BIOID_SCOPE,
- * BIOID_ALLOWED_ORIGINS (comma-separated), BIOID_TIMEOUT_MS and BIOID_REQUIRE_CSRF_HEADER (true/false).
+ * The variables that set an option, issuerUrl first: whether BIOID_REALM is required depends on it. The
+ * store's variables are read together by tokenStoreFromEnv.
+ */
+const OPTION_VARIABLES = Object.values(BROKER_VARIABLES)
+  .filter((variable) => variable.kind !== 'store')
+  .sort((a, b) => Number(b.option === 'issuerUrl') - Number(a.option === 'issuerUrl'));
+
+/**
+ * Reads the variables of `BROKER_ENV` (docs/broker.md lists them): BIOID_CLIENT_ID, BIOID_CLIENT_SECRET,
+ * BIOID_AUTH_URL and BIOID_REALM are required unless given in `overrides` (BIOID_REALM also when
+ * BIOID_AUTH_URL ends in /realms/<realm>); the others are optional.
  * A missing variable is an error naming it; values are never echoed (one of them is a secret).
  */
 export function brokerOptionsFromEnv(env: EnvLike | undefined, overrides: BrokerOverrides): TokenBrokerOptions {
@@ -45,48 +54,27 @@ export function brokerOptionsFromEnv(env: EnvLike | undefined, overrides: Broker
       `${WHERE}: overrides.authorize is required: your session gate, a function (request, context) that is truthy only for a signed-in user.`,
     );
   }
-  const read = (name: string): string | undefined => {
-    const value = vars[name];
-    return value === undefined || value.trim() === '' ? undefined : value.trim();
-  };
-  const required = (name: string, what: string): string => {
-    const value = read(name);
-    if (value === undefined) throw new BioIDError('config', `${WHERE}: environment variable ${name} is not set: ${what}.`);
-    return value;
-  };
-
-  const issuerUrl =
-    overrides.issuerUrl ?? required(BROKER_ENV.issuerUrl, "the identity provider's base address, for example https://idp.example.com");
-  const realmInUrl = realmOf(issuerUrl) !== undefined;
-  const options: TokenBrokerOptions = {
-    issuerUrl,
-    clientId: overrides.clientId ?? required(BROKER_ENV.clientId, 'the client id of your machine identity'),
-    clientSecret: overrides.clientSecret ?? required(BROKER_ENV.clientSecret, 'the client secret of your machine identity'),
-    authorize: overrides.authorize,
-  };
-  const realm =
-    overrides.realm ??
-    (realmInUrl
-      ? read(BROKER_ENV.realm)
-      : required(BROKER_ENV.realm, 'the realm of your identity provider (the <realm> in /realms/<realm>/protocol/openid-connect/token)'));
-  if (realm !== undefined) options.realm = realm;
-  const audience = overrides.audience ?? read(BROKER_ENV.audience);
-  if (audience !== undefined) options.audience = audience;
-  const scope = overrides.scope ?? read(BROKER_ENV.scope);
-  if (scope !== undefined) options.scope = scope;
-  const origins =
-    overrides.allowedOrigins ??
-    read(BROKER_ENV.allowedOrigins)
-      ?.split(',')
-      .map((o) => o.trim())
-      .filter(Boolean);
-  if (origins !== undefined) options.allowedOrigins = origins;
-  const timeoutMs = overrides.timeoutMs ?? readMilliseconds(read(BROKER_ENV.timeoutMs), BROKER_ENV.timeoutMs, WHERE);
-  if (timeoutMs !== undefined) options.timeoutMs = timeoutMs;
-  const csrf = overrides.requireCsrfHeader ?? readBoolean(read(BROKER_ENV.requireCsrfHeader), BROKER_ENV.requireCsrfHeader);
-  if (csrf !== undefined) options.requireCsrfHeader = csrf;
-  const middlewareUrl = overrides.middlewareUrl ?? read(BROKER_ENV.middlewareUrl);
-  if (middlewareUrl !== undefined) options.middlewareUrl = middlewareUrl;
+  const options: Record<string, unknown> = {};
+  for (const variable of OPTION_VARIABLES) {
+    const { option, env: name, kind } = variable;
+    // An override wins, and then the variable is not read at all (a malformed one included).
+    let value: unknown = overrides[option];
+    if (value === undefined || value === null) {
+      const text = envValue(vars, name);
+      if (text === undefined) {
+        if (
+          'required' in variable &&
+          !('optional' in variable && variable.optional.when(options as Pick<TokenBrokerOptions, 'issuerUrl'>))
+        ) {
+          throw new BioIDError('config', `${WHERE}: environment variable ${name} is not set: ${variable.required}.`);
+        }
+        continue;
+      }
+      value = READ[kind](text, name);
+    }
+    if (value !== undefined) options[option] = value;
+  }
+  options.authorize = overrides.authorize;
   if (overrides.tokenExchange !== undefined) options.tokenExchange = overrides.tokenExchange;
   if (overrides.fetchImpl !== undefined) options.fetchImpl = overrides.fetchImpl;
   if (overrides.logger !== undefined) options.logger = overrides.logger;
@@ -105,12 +93,6 @@ export function brokerOptionsFromEnv(env: EnvLike | undefined, overrides: Broker
   const storeTimeoutMs = overrides.storeTimeoutMs ?? storeSettings?.timeoutMs;
   if (storeTimeoutMs !== undefined) options.storeTimeoutMs = storeTimeoutMs;
   if (overrides.onEvent !== undefined) options.onEvent = overrides.onEvent;
-  return options;
-}
-
-function readBoolean(value: string | undefined, name: string): boolean | undefined {
-  if (value === undefined) return undefined;
-  if (/^(true|1|yes)$/i.test(value)) return true;
-  if (/^(false|0|no)$/i.test(value)) return false;
-  throw new BioIDError('config', `${WHERE}: environment variable ${name} must be true or false.`);
+  // The table's entries are checked against TokenBrokerOptions at compile time (env-variables.ts).
+  return options as unknown as TokenBrokerOptions;
 }

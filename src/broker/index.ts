@@ -19,6 +19,7 @@ export type {
 export { memoryTokenStore, type TokenStore } from './store.js';
 export { DEFAULT_STORE_PREFIX, redisTokenStore, type RedisClientLike, type RedisTokenStoreOptions } from './redis-store.js';
 export { BROKER_ENV, brokerOptionsFromEnv, type BrokerOverrides, type EnvLike } from './env.js';
+export { envBoolean, envMilliseconds, envValue } from './env-values.js';
 export { STORE_ENV, tokenStoreFromEnv, type TokenStoreSettings } from './store-env.js';
 export {
   DEFAULT_BROKER_TIMEOUT_MS,

@@ -5,13 +5,15 @@
  * serve.ts) connects to the URL and passes `redisTokenStore({ client, encryptionKey })`.
  */
 import { BioIDError } from '../core/errors.js';
-import { readMilliseconds } from './env-values.js';
+import { envMilliseconds, envValue, type EnvLike } from './env-values.js';
+import { BROKER_VARIABLES } from './env-variables.js';
 import { KEY_HINT, readEncryptionKeys } from './store-crypto.js';
 
+/** The store's variables (declared in env-variables.ts, BROKER_ENV's tokenStore* too), by their role here. */
 export const STORE_ENV = {
-  url: 'BIOID_TOKEN_STORE_URL',
-  key: 'BIOID_TOKEN_STORE_KEY',
-  timeout: 'BIOID_TOKEN_STORE_TIMEOUT_MS',
+  url: BROKER_VARIABLES.tokenStoreUrl.env,
+  key: BROKER_VARIABLES.tokenStoreKey.env,
+  timeout: BROKER_VARIABLES.tokenStoreTimeoutMs.env,
 } as const;
 
 export interface TokenStoreSettings {
@@ -25,14 +27,11 @@ export interface TokenStoreSettings {
   timeoutMs?: number;
 }
 
-type Env = Record<string, string | undefined>;
-
 /** The validated store settings, or undefined when neither variable is set. Values are never echoed. */
-export function tokenStoreFromEnv(env: Env, where = 'brokerOptionsFromEnv'): TokenStoreSettings | undefined {
-  const read = (name: string) => (env[name]?.trim() ? env[name].trim() : undefined);
-  const url = read(STORE_ENV.url);
-  const key = read(STORE_ENV.key);
-  const timeout = read(STORE_ENV.timeout);
+export function tokenStoreFromEnv(env: EnvLike, where = 'brokerOptionsFromEnv'): TokenStoreSettings | undefined {
+  const url = envValue(env, STORE_ENV.url);
+  const key = envValue(env, STORE_ENV.key);
+  const timeout = envValue(env, STORE_ENV.timeout);
   const error = (message: string) => new BioIDError('config', `${where}: ${message}`);
   if (url === undefined && key === undefined) {
     if (timeout !== undefined)
@@ -41,7 +40,7 @@ export function tokenStoreFromEnv(env: Env, where = 'brokerOptionsFromEnv'): Tok
       );
     return undefined;
   }
-  const timeoutMs = readMilliseconds(timeout, STORE_ENV.timeout, where);
+  const timeoutMs = envMilliseconds(timeout, STORE_ENV.timeout, where);
   if (key === undefined) {
     throw error(
       `${STORE_ENV.url} is set but ${STORE_ENV.key} is not: the shared token store needs a key to encrypt what it stores; ${KEY_HINT} and set it in ${STORE_ENV.key} on every instance.`,
