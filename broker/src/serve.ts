@@ -8,7 +8,6 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { BioIDError } from 'bioid-sdk';
 import {
   DEFAULT_BROKER_TIMEOUT_MS,
   brokerOptionsFromEnv,
@@ -21,29 +20,14 @@ import {
   type EnvLike,
   type ForwardAuthGate,
 } from 'bioid-sdk/broker';
-import { createLog, logRequest, readLogLevel, requestIdOf } from './logs.js';
+import { createLog, logRequest, requestIdOf } from './logs.js';
 import { brokerMetrics, listenMetrics, type MetricsListener } from './metrics.js';
+import { serveSettingsFromEnv } from './serve-env.js';
 import { connectTokenStore, type ConnectedStore } from './serve-store.js';
 import { throttled } from './throttle.js';
 import { tracedFetch } from './tracing.js';
 
-/** The variables `serve` reads besides the broker's own (bioid-sdk/broker's BROKER_ENV). */
-export const SERVE_ENV = {
-  sessionCheckUrl: 'BIOID_SESSION_CHECK_URL',
-  port: 'BIOID_PORT',
-  host: 'BIOID_HOST',
-  tokenExchange: 'BIOID_TOKEN_EXCHANGE',
-  metricsPort: 'BIOID_METRICS_PORT',
-  metricsHost: 'BIOID_METRICS_HOST',
-  logLevel: 'BIOID_LOG_LEVEL',
-  shutdownDelayMs: 'BIOID_SHUTDOWN_DELAY_MS',
-} as const;
-
-export const DEFAULT_PORT = 8787;
-export const DEFAULT_HOST = '127.0.0.1';
-export const DEFAULT_METRICS_HOST = '127.0.0.1';
-/** How long SIGTERM keeps serving with /readyz at 503 before it stops accepting: the load balancer's turn. */
-export const DEFAULT_SHUTDOWN_DELAY_MS = 3_000;
+export { DEFAULT_HOST, DEFAULT_METRICS_HOST, DEFAULT_PORT, DEFAULT_SHUTDOWN_DELAY_MS, SERVE_ENV } from './serve-env.js';
 export const HEALTH_PATH = '/healthz';
 export const READY_PATH = '/readyz';
 /** How long a stop waits for requests in flight before it closes their connections. */
@@ -83,26 +67,19 @@ export interface RunningBroker {
 }
 
 export async function serve({ env, write, loadRedis, logFd, gate: givenGate }: ServeOptions): Promise<RunningBroker> {
-  const read = (name: string) => (env[name]?.trim() ? env[name].trim() : undefined);
   const where = 'bioid-broker serve';
-
-  const { log, flush, settle } = createLog(readLogLevel(read(SERVE_ENV.logLevel), SERVE_ENV.logLevel), write, logFd);
-  const check = read(SERVE_ENV.sessionCheckUrl);
-  if (!check) {
-    throw new BioIDError(
-      'config',
-      `${where}: environment variable ${SERVE_ENV.sessionCheckUrl} is not set: the URL of your backend's session check (GET with the user's Cookie; it answers 204, or 200 with a JSON object, when signed in).`,
-    );
-  }
-  // A query is allowed (`/wp-admin/admin-ajax.php?action=session_check`).
-  const sessionCheckUrl = requireEndpointUrl(check, SERVE_ENV.sessionCheckUrl);
-  const port = readPort(read(SERVE_ENV.port), SERVE_ENV.port, DEFAULT_PORT);
-  const host = read(SERVE_ENV.host) ?? DEFAULT_HOST;
-  const exchange = readSwitch(read(SERVE_ENV.tokenExchange), SERVE_ENV.tokenExchange);
-  const metricsPortText = read(SERVE_ENV.metricsPort);
-  const metricsPort = metricsPortText === undefined ? undefined : readPort(metricsPortText, SERVE_ENV.metricsPort, 0);
-  const metricsHost = read(SERVE_ENV.metricsHost) ?? DEFAULT_METRICS_HOST;
-  const shutdownDelayMs = readMilliseconds(read(SERVE_ENV.shutdownDelayMs), SERVE_ENV.shutdownDelayMs, DEFAULT_SHUTDOWN_DELAY_MS);
+  // The sidecar's own variables (serve-env.ts): checked before anything starts.
+  const {
+    sessionCheckUrl,
+    port,
+    host,
+    tokenExchange: exchange,
+    metricsPort,
+    metricsHost,
+    logLevel,
+    shutdownDelayMs,
+  } = serveSettingsFromEnv(env);
+  const { log, flush, settle } = createLog(logLevel, write, logFd);
   const logFailure = (message: string) => log.error({ event: 'failure', message });
   // The gate needs the broker's validated timeout, and the broker needs the gate: the options come
   // first, with the gate reached through `gate` once it exists.
@@ -266,49 +243,3 @@ const pathOf = (req: IncomingMessage) => {
   const query = url.indexOf('?');
   return query < 0 ? url : url.slice(0, query);
 };
-
-/** An absolute http(s) URL without credentials (a query is allowed); the value is never echoed. */
-function requireEndpointUrl(value: string, name: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new BioIDError(
-      'config',
-      `bioid-broker serve: environment variable ${name} is not an absolute URL; give the full http(s) address.`,
-    );
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new BioIDError('config', `bioid-broker serve: environment variable ${name} must be an http or https URL, not ${url.protocol}.`);
-  }
-  if (url.username || url.password)
-    throw new BioIDError('config', `bioid-broker serve: environment variable ${name} must not carry credentials in the URL.`);
-  return url.href;
-}
-
-function readPort(value: string | undefined, name: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  const port = Number(value);
-  if (!/^\d+$/.test(value) || port > 65535) {
-    throw new BioIDError(
-      'config',
-      `bioid-broker serve: environment variable ${name} must be a port number (0 to 65535; 0 picks a free one).`,
-    );
-  }
-  return port;
-}
-
-function readMilliseconds(value: string | undefined, name: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  const ms = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(ms)) {
-    throw new BioIDError('config', `bioid-broker serve: environment variable ${name} must be a whole number of milliseconds (0 or more).`);
-  }
-  return ms;
-}
-
-function readSwitch(value: string | undefined, name: string): boolean {
-  if (value === undefined || /^(false|0|no)$/i.test(value)) return false;
-  if (/^(true|1|yes)$/i.test(value)) return true;
-  throw new BioIDError('config', `bioid-broker serve: environment variable ${name} must be true or false.`);
-}
