@@ -7,6 +7,9 @@
 import { parseArgs } from 'node:util';
 import { BioIDError } from 'bioid-sdk';
 import { BROKER_ENV } from 'bioid-sdk/broker';
+// Where `check` also reads the session cookies: an argument shows in every user's process list, the
+// environment and stdin do not (docs/broker-contract.md).
+import { CHECK_ENV } from './check-env.js';
 import { checkBroker, formatResults } from './contract-check.js';
 import {
   DEFAULT_HOST,
@@ -19,11 +22,6 @@ import {
   serve,
 } from './serve.js';
 
-/**
- * Where `check` also reads the session cookies: an argument shows in every user's process list, the
- * environment and stdin do not (docs/broker-contract.md).
- */
-const CHECK_ENV = { cookie: 'BIOID_CHECK_COOKIE', secondCookie: 'BIOID_CHECK_SECOND_COOKIE' } as const;
 /** More than any Cookie header a server accepts (node:http stops at 16 KB of headers). */
 const MAX_STDIN_BYTES = 64 * 1024;
 

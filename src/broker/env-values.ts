@@ -18,8 +18,14 @@ export function envValue(env: EnvLike, name: string): string | undefined {
  * A whole number of milliseconds, or undefined when `value` is undefined. Positive unless `allowZero`
  * (a delay may be 0; a timeout may not). Anything else is a config error, prefixed with `where`, naming `name`.
  */
-export function envMilliseconds(value: string | undefined, name: string, where: string, { allowZero = false } = {}): number | undefined {
+export function envMilliseconds(
+  value: string | undefined,
+  name: string,
+  where: string,
+  options: { allowZero?: boolean } = {},
+): number | undefined {
   if (value === undefined) return undefined;
+  const allowZero = options.allowZero === true;
   const number = Number(value);
   if (!/^\d+$/.test(value) || !Number.isSafeInteger(number) || (!allowZero && number <= 0)) {
     const what = allowZero ? 'a whole number of milliseconds (0 or more)' : 'a positive whole number of milliseconds';

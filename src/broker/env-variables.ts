@@ -123,7 +123,7 @@ export const BROKER_VARIABLES = {
     option: 'requireCsrfHeader',
     kind: 'boolean',
     default: true,
-    doc: '`false` turns off the `X-CSRF: 1` requirement (rule 3 of docs/broker-contract.md)',
+    doc: '`false` turns off the `X-CSRF: 1` requirement (rule 3 of [broker-contract.md](broker-contract.md))',
   },
   middlewareUrl: {
     env: 'BIOID_MIDDLEWARE_URL',
@@ -136,7 +136,7 @@ export const BROKER_VARIABLES = {
     option: 'store',
     kind: 'store',
     unset: 'none (memory)',
-    doc: 'several instances: the Redis or Valkey they share, `redis://`, `rediss://` (TLS) or `unix://`; `brokerOptionsFromEnv` then needs `overrides.store`, `bioid-broker serve` connects to it',
+    doc: '[several instances](broker.md#several-instances): the Redis or Valkey they share, `redis://`, `rediss://` (TLS) or `unix://`; `brokerOptionsFromEnv` then needs `overrides.store`, `bioid-broker serve` connects to it',
   },
   tokenStoreKey: {
     env: 'BIOID_TOKEN_STORE_KEY',

@@ -11,7 +11,8 @@ import { tokenStoreFromEnv } from './store-env.js';
 
 export type { EnvLike } from './env-values.js';
 
-/** The documented variable names, by option (env-variables.ts declares them, with their docs). */
+// Derived from the declaration of each variable (env-variables.ts), like the tables in the docs.
+/** The documented variable names, by option; docs/broker.md lists each with its meaning and default. */
 export const BROKER_ENV = variableNames(BROKER_VARIABLES);
 
 export type BrokerOverrides = Partial<TokenBrokerOptions> & Pick<TokenBrokerOptions, 'authorize'>;

@@ -9,7 +9,8 @@ import { envMilliseconds, envValue, type EnvLike } from './env-values.js';
 import { BROKER_VARIABLES } from './env-variables.js';
 import { KEY_HINT, readEncryptionKeys } from './store-crypto.js';
 
-/** The store's variables (declared in env-variables.ts, BROKER_ENV's tokenStore* too), by their role here. */
+// Declared with the others in env-variables.ts.
+/** The shared token store's variables by their role: the same names as BROKER_ENV's tokenStore*. */
 export const STORE_ENV = {
   url: BROKER_VARIABLES.tokenStoreUrl.env,
   key: BROKER_VARIABLES.tokenStoreKey.env,
