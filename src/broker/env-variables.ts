@@ -42,7 +42,7 @@ interface VariableDocs {
  * type, checked at compile time (the interface stays hand-written for its JSDoc in the reference).
  */
 type OptionVariable = {
-  [O in keyof TokenBrokerOptions]: VariableDocs & {
+  [O in keyof TokenBrokerOptions]-?: VariableDocs & {
     option: O;
     kind: KindFor<O>;
     /** The variable must be set (unless its option is given in code): what to set it to, for the error. */
