@@ -1,6 +1,6 @@
 // The analyzer's configuration (`cem analyze`, run by `npm run build` after rollup, which fills dist/).
-import { frameworkTypes, linkSettingAttributes, publicSurface } from './scripts/framework-types.mjs';
+import { frameworkTypes, linkSettingAttributes, publicSurface, settingsFromSource } from './scripts/framework-types.mjs';
 
 export default {
-  plugins: [linkSettingAttributes(), frameworkTypes(), publicSurface()],
+  plugins: [settingsFromSource(), linkSettingAttributes(), frameworkTypes(), publicSurface()],
 };

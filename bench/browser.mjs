@@ -1,35 +1,31 @@
-// Shared by the Chromium sections: one headless Chromium (playwright-core, the system browser) and a
-// small HTTP server on 127.0.0.1 port 0 that serves pages, dist/ files and per-section JSON routes, and
-// counts every request by path.
+// Shared by the Chromium sections: one headless Chromium (puppeteer-core, launched by
+// scripts/engines.mjs with the system browser scripts/browsers.mjs finds) and a small HTTP server on
+// 127.0.0.1 port 0 that serves pages, dist/ files and per-section JSON routes, and counts every request
+// by path.
 import { createServer } from 'node:http';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CHROMIUM_ARGS, chromiumPath } from '../scripts/browsers.mjs';
+import { launch } from '../scripts/engines.mjs';
 
-let browserPromise;
+let enginePromise;
 
-/** One browser for the whole bench; `shared.chromiumVersion` is filled in for the report. */
-export async function browser(shared, extraArgs = []) {
-  const key = extraArgs.join(' ');
-  if (!browserPromise || browserPromise.key !== key) {
-    if (browserPromise) await (await browserPromise).close();
-    const { chromium } = await import('playwright-core');
-    browserPromise = chromium.launch({
-      executablePath: chromiumPath(),
-      args: [...CHROMIUM_ARGS, ...extraArgs],
-    });
-    browserPromise.key = key;
-  }
-  const b = await browserPromise;
-  shared.chromiumVersion = b.version();
-  return b;
+/**
+ * One browser for the whole bench: the puppeteer-core Browser of scripts/engines.mjs's Chromium.
+ * `shared.chromiumVersion` is filled in for the report.
+ */
+export async function browser(shared) {
+  enginePromise ??= launch('chromium');
+  const engine = await enginePromise;
+  // "HeadlessChrome/156.0.8078.108": the number is what the report shows.
+  shared.chromiumVersion = (await engine.version()).replace(/^\D*\//, '');
+  return engine.puppeteer;
 }
 
 export async function closeBrowser() {
-  if (browserPromise) {
-    const b = await browserPromise;
-    browserPromise = undefined;
-    await b.close();
+  if (enginePromise) {
+    const engine = await enginePromise;
+    enginePromise = undefined;
+    await engine.close();
   }
 }
 
@@ -78,13 +74,16 @@ export function send(res, status, type, body, headers = {}) {
 export const sendJson = (res, status, body, headers = {}) =>
   send(res, status, 'application/json; charset=utf-8', JSON.stringify(body), headers);
 
-/** Time-bounded wait for a page-side condition; resolves false instead of throwing on timeout. */
+/**
+ * Time-bounded wait for a page-side condition; resolves false instead of throwing on timeout. Polled
+ * from Node, so it works on pages whose timers are fake (bench/polling.mjs).
+ */
 export async function waitFor(page, fn, arg, timeoutMs) {
-  try {
-    await page.waitForFunction(fn, arg, { timeout: timeoutMs, polling: 50 });
-    return true;
-  } catch {
-    return false;
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await page.evaluate(fn, arg).catch(() => false)) return true;
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 

@@ -207,13 +207,13 @@ async function midOperation(page, settle, tag) {
 
 export async function measure(b, url, tags, source) {
   const rows = [];
-  const context = await b.newContext();
+  const context = await b.createBrowserContext();
   try {
-    await context.addInitScript(INSTRUMENT);
     const page = await context.newPage();
+    await page.evaluateOnNewDocument(INSTRUMENT);
     await page.goto(url);
-    await page.waitForFunction((t) => t.every((tag) => customElements.get(tag)), tags, { timeout: 5000 });
-    const cdp = await context.newCDPSession(page);
+    await page.waitForFunction((t) => t.every((tag) => customElements.get(tag)), { timeout: 5000 }, tags);
+    const cdp = await page.createCDPSession();
     const settle = async () => {
       // In-flight /status requests aborted by unmounting settle asynchronously; then a full GC.
       await page.evaluate(() => new Promise((r) => setTimeout(r, 300)));

@@ -1,25 +1,78 @@
 // Section 5: /status polling of <bio-reader-status> (the core's watchStatus) per minute while the page
-// is visible, hidden, pinned, and with the local service down. Real Chromium and the built bundle; a
-// virtual minute with Playwright's clock (page timers and Date are fake, the network is real):
-// the clock is advanced in 100 ms steps with a few real milliseconds between steps for each fetch to
-// come back, so a poll can start up to one step late (a visible minute then shows 19–20 polls for 20).
+// is visible, hidden, pinned, with five tabs of one origin, and with the local service down. Real
+// Chromium (puppeteer-core) and the built bundle; virtual minutes on sinon's fake timers, put into each
+// page before its scripts (page timers and Date are fake, the network is real). The bench advances every
+// tab's clock in 100 ms steps and, after each step, waits (in real time) until no fetch of any tab is in
+// flight: each poll's answer is in before the clock moves on, so the counts are exact and repeatable
+// (docs/development.md, "Browser automation").
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { browser, definedTags, sendJson, startServer } from './browser.mjs';
+import { browser, definedTags, sendJson, startServer, waitFor } from './browser.mjs';
 import { fmt, notMeasured, row } from './report.mjs';
 
 const SECTION = '5 Polling';
 const STEP_MS = 100;
-const REAL_WAIT_MS = 4;
+const START = Date.parse('2026-01-01T00:00:01Z');
 
-/** Visibility cannot be switched in headless Chromium (every page is "visible"); the page's
- * document.visibilityState is overridden before the bundle loads and visibilitychange dispatched. */
-const VISIBILITY_SHIM = () => {
-  window.__hidden = false;
-  Object.defineProperty(Document.prototype, 'visibilityState', { configurable: true, get: () => (window.__hidden ? 'hidden' : 'visible') });
-  Object.defineProperty(Document.prototype, 'hidden', { configurable: true, get: () => window.__hidden });
-  window.__setHidden = (hidden) => {
-    window.__hidden = hidden;
-    document.dispatchEvent(new Event('visibilitychange'));
+/** sinon's browser build (global `sinon`), whose useFakeTimers is @sinonjs/fake-timers. */
+const SINON = readFileSync(createRequire(import.meta.url).resolve('sinon/pkg/sinon.js'), 'utf8');
+
+/**
+ * Runs in each page before its scripts, after SINON. The clock: sinon's fake timers at `start`, paused
+ * (they move only when the bench calls `__bench.advance`). Visibility: headless Chromium cannot hide a
+ * page (every page is "visible"), so document.visibilityState is overridden and visibilitychange
+ * dispatched. In flight: each fetch counts until its answer's body is in (read from a copy) or it fails,
+ * and one real task more, so whatever the page does with the answer (the next poll's timer) is done.
+ */
+const PAGE_SETUP = (start) => {
+  const realSetTimeout = window.setTimeout.bind(window);
+  const clock = window.sinon.useFakeTimers({
+    now: start,
+    toFake: [
+      'Date',
+      'setTimeout',
+      'clearTimeout',
+      'setInterval',
+      'clearInterval',
+      'requestAnimationFrame',
+      'cancelAnimationFrame',
+      'requestIdleCallback',
+      'cancelIdleCallback',
+      'performance',
+    ],
+  });
+
+  let hidden = false;
+  Object.defineProperty(Document.prototype, 'visibilityState', { configurable: true, get: () => (hidden ? 'hidden' : 'visible') });
+  Object.defineProperty(Document.prototype, 'hidden', { configurable: true, get: () => hidden });
+
+  let inFlight = 0;
+  const realFetch = window.fetch;
+  window.fetch = function (...args) {
+    inFlight += 1;
+    const done = () => realSetTimeout(() => (inFlight -= 1));
+    const answer = realFetch.apply(this, args);
+    answer.then((response) => response.clone().arrayBuffer().then(done, done), done);
+    return answer;
+  };
+  const settled = () =>
+    new Promise((resolve) => {
+      const check = () => (inFlight === 0 ? resolve() : realSetTimeout(check, 1));
+      realSetTimeout(check);
+    });
+
+  window.__bench = {
+    settled,
+    /** Moves the clock on by `ms` (timers due fire in order), then waits until no fetch is in flight. */
+    async advance(ms) {
+      await clock.tickAsync(ms);
+      await settled();
+    },
+    setHidden(value) {
+      hidden = value;
+      document.dispatchEvent(new Event('visibilitychange'));
+    },
   };
 };
 
@@ -31,55 +84,70 @@ async function closedPort() {
   return port;
 }
 
-async function advance(page, ms) {
+/** Advances every tab's clock together, one step at a time, each step settled in every tab. */
+async function advance(pages, ms) {
   for (let t = 0; t < ms; t += STEP_MS) {
-    await page.clock.runFor(STEP_MS);
-    await new Promise((r) => setTimeout(r, REAL_WAIT_MS));
+    await Promise.all(pages.map((page) => page.evaluate((step) => window.__bench.advance(step), STEP_MS)));
   }
+}
+
+/**
+ * A tab of the status page, its element's first status in (its first poll answered, or pinned).
+ * `watch(page)` runs before the page loads (a request listener).
+ */
+async function openTab(context, url, watch = () => {}) {
+  const page = await context.newPage();
+  watch(page);
+  await page.evaluateOnNewDocument(SINON);
+  await page.evaluateOnNewDocument(PAGE_SETUP, START);
+  await page.goto(url);
+  const ready = await waitFor(
+    page,
+    () => !['checking', undefined].includes(document.querySelector('bio-reader-status')?.status?.state),
+    undefined,
+    5000,
+  );
+  if (!ready) throw new Error('<bio-reader-status> gave no first status within 5 s');
+  await page.evaluate(() => window.__bench.settled());
+  return page;
 }
 
 /** One scenario in a fresh context; returns /status requests seen in the measured virtual minute. */
 async function scenario(shared, server, attrs, { hideAfterMs, countRequestsTo, secondMinuteToo = false, tabs = 1 } = {}) {
   const b = await browser(shared);
-  const context = await b.newContext();
+  const context = await b.createBrowserContext();
   try {
-    await context.addInitScript(VISIBILITY_SHIM);
-    // Installed, Playwright's clock still follows real time; paused, it moves only when advanced.
-    await context.clock.install({ time: new Date('2026-01-01T00:00:00Z') });
-    await context.clock.pauseAt(new Date('2026-01-01T00:00:01Z'));
-    const page = await context.newPage();
+    const url = `${server.origin}/status-page?${encodeURIComponent(attrs)}`;
     let browserRequests = 0;
-    page.on('request', (r) => {
-      if (countRequestsTo && r.url().startsWith(countRequestsTo)) browserRequests += 1;
-    });
+    const countRequests = (page) =>
+      page.on('request', (r) => {
+        if (countRequestsTo && r.url().startsWith(countRequestsTo)) browserRequests += 1;
+      });
     server.hits.clear();
-    await page.goto(`${server.origin}/status-page?${encodeURIComponent(attrs)}`);
-    await page.waitForFunction(() => customElements.get('bio-reader-status') !== undefined, null, { timeout: 5000 });
+    const pages = [await openTab(context, url, countRequests)];
     // More tabs of the same origin, opened one after the other: one of them leads and polls (docs/core.md).
-    for (let i = 1; i < tabs; i += 1) {
-      const tab = await context.newPage();
-      await tab.goto(`${server.origin}/status-page?${encodeURIComponent(attrs)}`);
-      await tab.waitForFunction(() => customElements.get('bio-reader-status') !== undefined, null, { timeout: 5000 });
-    }
+    for (let i = 1; i < tabs; i += 1) pages.push(await openTab(context, url));
+    const [page] = pages;
     const counted = () => (countRequestsTo ? browserRequests : server.count('/ls/status'));
     if (hideAfterMs !== undefined) {
-      await advance(page, hideAfterMs);
+      await advance(pages, hideAfterMs);
       const beforeHide = counted();
-      await page.evaluate(() => window.__setHidden(true));
-      await advance(page, 60_000 - STEP_MS);
+      await page.evaluate(() => window.__bench.setHidden(true));
+      await advance(pages, 60_000 - STEP_MS);
       const hidden = counted() - beforeHide;
-      await page.evaluate(() => window.__setHidden(false));
+      // Counted from before it shows again: the poll it makes as it becomes visible is in.
       const beforeShow = counted();
-      await advance(page, 10_000);
+      await page.evaluate(() => window.__bench.setHidden(false));
+      await advance(pages, 10_000);
       const state = await page.evaluate(() => document.querySelector('bio-reader-status')?.status?.state);
       return { perMinute: hidden, resumed: counted() - beforeShow, state };
     }
     // [0, 60 s): a poll at exactly 60 s belongs to the next minute.
-    await advance(page, 60_000 - STEP_MS);
+    await advance(pages, 60_000 - STEP_MS);
     const perMinute = counted();
     let secondMinute;
     if (secondMinuteToo) {
-      await advance(page, 60_000);
+      await advance(pages, 60_000);
       secondMinute = counted() - perMinute;
     }
     const state = await page.evaluate(() => document.querySelector('bio-reader-status')?.status?.state);
@@ -184,7 +252,7 @@ export async function runPolling(shared) {
   return {
     rows,
     methods: [
-      `Polling: <bio-reader-status> from the built bundle in headless Chromium; /status served by a local server that counts requests (the down case: a closed port on 127.0.0.1, requests counted by Playwright's request event). One virtual minute per case with Playwright's clock (timers and Date faked, network real), advanced in ${STEP_MS} ms steps with ${REAL_WAIT_MS} ms of real time between steps, so each poll may start up to one step late. Hidden: headless Chromium cannot hide a page, so document.visibilityState is overridden by an init script and visibilitychange dispatched (the core listens to exactly that).`,
+      `Polling: <bio-reader-status> from the built bundle in headless Chromium (puppeteer-core); /status served by a local server that counts requests (the down case: a closed port on 127.0.0.1, requests counted by puppeteer's request event). Virtual minutes on sinon's fake timers (sinon/pkg/sinon.js, which bundles @sinonjs/fake-timers, put into each page before its scripts: timers, Date and performance faked, the network real). Every tab's clock is advanced in ${STEP_MS} ms steps (clock.tickAsync); after each step the bench waits in real time until no fetch of any tab is in flight (its answer read and handled), so every poll starts on time and the counts are exact and repeatable. Hidden: headless Chromium cannot hide a page, so document.visibilityState is overridden before the page's scripts run and visibilitychange dispatched (the core listens to exactly that).`,
     ],
   };
 }

@@ -139,7 +139,7 @@ const ORDER = [
 async function profileOnce(b, url, mapFor) {
   const p = await b.newPage();
   try {
-    const cdp = await p.context().newCDPSession(p);
+    const cdp = await p.createCDPSession();
     await p.goto(url);
     const events = [];
     cdp.on('Tracing.dataCollected', (e) => events.push(...e.value));

@@ -63,7 +63,7 @@ const median = (xs) => {
 async function once(b, url) {
   const p = await b.newPage();
   try {
-    const cdp = await p.context().newCDPSession(p);
+    const cdp = await p.createCDPSession();
     await cdp.send('Performance.enable', { timeDomain: 'threadTicks' });
     await p.goto(url);
     const threadTime = async () => (await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'ThreadTime').value * 1000;
@@ -164,7 +164,7 @@ export async function runStartup(shared) {
         ),
       ],
       methods: [
-        `Start-up: headless system Chromium (playwright-core, the path from scripts/browsers.mjs, --headless=new --disable-gpu …). The page holds the elements (${tags.join(', ')}; reader status pinned so no network is involved); a page function takes t0 = performance.now(), inserts the classic script, and resolves when customElements.whenDefined of every tag, every element's updateComplete and a layout of each shadow root are done (wall clock: includes fetching the script from 127.0.0.1, parsing and running it). The renderer main thread's CPU time over the same span comes from CDP Performance.getMetrics (ThreadTime with timeDomain threadTicks) read before and after. The floor page is the same with one <bare-lit> (context rows: one of our elements; as many <bare-lit> as our tags). Scripts are served no-store, each run is a fresh page, ${RUNS} runs of each page interleaved after one warm-up each; figures are ratios of medians. On a loaded machine the wall-clock medians move by tens of percent between runs; the CPU figure does not.`,
+        `Start-up: headless system Chromium (puppeteer-core through scripts/engines.mjs, the path from scripts/browsers.mjs, --disable-gpu …). The page holds the elements (${tags.join(', ')}; reader status pinned so no network is involved); a page function takes t0 = performance.now(), inserts the classic script, and resolves when customElements.whenDefined of every tag, every element's updateComplete and a layout of each shadow root are done (wall clock: includes fetching the script from 127.0.0.1, parsing and running it). The renderer main thread's CPU time over the same span comes from CDP Performance.getMetrics (ThreadTime with timeDomain threadTicks) read before and after. The floor page is the same with one <bare-lit> (context rows: one of our elements; as many <bare-lit> as our tags). Scripts are served no-store, each run is a fresh page, ${RUNS} runs of each page interleaved after one warm-up each; figures are ratios of medians. On a loaded machine the wall-clock medians move by tens of percent between runs; the CPU figure does not.`,
       ],
     };
   } finally {

@@ -7,6 +7,7 @@
 //     expired tokens (proactive refresh means there should be none);
 //  e) the first click in Chromium: broker calls while nobody approaches, requests between the click and
 //     the dispatch after a hover, click-to-dispatch time against a bare fetch.
+import { setTimeout as sleep } from 'node:timers/promises';
 import FakeTimers from '@sinonjs/fake-timers';
 import { browser, definedTags, sendJson, startServer, waitFor } from './browser.mjs';
 import { fmt, notMeasured, row } from './report.mjs';
@@ -188,7 +189,7 @@ async function elementsEconomy(shared) {
 /**
  * e) The first click (docs/performance.md): one <bio-verify> on a page. A page nobody approaches for
  * 3 s calls the broker 0 times; after a hover (the first sign of intent) the click sends only the
- * dispatch: requests the page starts between the click and the dispatch, counted by Playwright (the
+ * dispatch: requests the page starts between the click and the dispatch, counted by puppeteer (the
  * status watch's own polls are not the click's and are left out); and the time from the click to the
  * dispatch's start against a bare fetch's round trip to the same server, both from the page's resource
  * timing.
@@ -220,10 +221,10 @@ async function firstClick(shared) {
   try {
     await page.goto(`${server.origin}/`);
     await waitFor(page, () => customElements.get('bio-verify'), undefined, 5000);
-    await page.waitForTimeout(3000);
+    await sleep(3000);
     const untouched = brokerCalls;
     await page.hover('bio-verify');
-    await page.waitForTimeout(500); // the warm-up's token round trip, many times over
+    await sleep(500); // the warm-up's token round trip, many times over
     const started = [];
     page.on('request', (r) => !r.url().endsWith('/ls/status') && started.push(r.url()));
     await page.evaluate(() => {
@@ -238,7 +239,8 @@ async function firstClick(shared) {
           el.addEventListener('bio-error', (e) => resolve(`bio-error ${e.detail.code}`), { once: true });
         }),
     );
-    await page.click('bio-verify [part="button"]', { timeout: 5000 });
+    // `>>>`: puppeteer's selector into the element's shadow root.
+    await page.locator('bio-verify >>> [part="button"]').setTimeout(5000).click();
     const settled = await Promise.race([outcome, new Promise((resolve) => setTimeout(() => resolve('nothing within 5 s'), 5000))]);
     if (settled !== 'bio-result') throw new Error(`the verify click gave ${settled}`);
     const upToDispatch = started.slice(0, started.findIndex((url) => url.endsWith('/orchestrator/verify')) + 1);
@@ -305,7 +307,7 @@ export async function runTokens(shared) {
     ),
   );
 
-  // Last, and its rows first: the fake timers above must not run while Playwright's own timers are pending.
+  // Last, and its rows first: the fake timers above must not run while puppeteer's own timers are pending.
   const elementRows = [];
   try {
     const e = await elementsEconomy(shared);

@@ -1,4 +1,5 @@
-// The one helper that drives the three engines for tests, with the executables from scripts/browsers.mjs:
+// The one helper that drives the three engines for tests, with the executables from scripts/browsers.mjs
+// (the bench and scripts/screenshot.mjs launch their Chromium here too):
 //  - Chromium: puppeteer-core (CDP: the security test reads Chromium's network console lines);
 //  - Firefox (firefox-esr): puppeteer-core over WebDriver BiDi, prefs that keep it off the network;
 //  - WebKit (WebKitGTK MiniBrowser): webdriverio against WebKitWebDriver on a loopback port, in an Xvfb

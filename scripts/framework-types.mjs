@@ -1,8 +1,10 @@
 // Plugins of the custom-elements-manifest analyzer (custom-elements-manifest.config.mjs), run by
 // `npm run build` after rollup:
-//  1. linkSettingAttributes: the settings' attributes (documented with @attr on BioElement, declared as Lit
-//     properties from one table in settings.ts, which the analyzer cannot read) get their fields, so the
-//     manifest says `middleware-url` is `middlewareUrl`, typed.
+//  1. settingsFromSource: the settings every element shares are declared once in src/elements/settings.ts
+//     (the `Settings` interface: names, types and docs; the `SETTINGS` rows: property only or not), which
+//     the analyzer cannot read as Lit properties: this plugin adds each to BioElement as a field and, unless
+//     it is a property only, an attribute (`middlewareUrl` ↔ `middleware-url`), before the tags inherit them.
+//     linkSettingAttributes then gives the other attributes without a field (`lang`) theirs.
 //  2. frameworkTypes: the React 19 and Vue 3 typings, generated from the manifest by break-stuff's
 //     generators (custom-element-jsx-integration, custom-element-vuejs-integration): every tag's attributes,
 //     properties and `bio-*` event handlers, each event typed with the detail type its class declares in
@@ -12,13 +14,83 @@
 //     protected members, nor names starting with `_` or `#`, and no source text of a module's constants
 //     (the styles, the translation tables). It runs last, so the typings above are made from the whole.
 import { readFileSync, writeFileSync } from 'node:fs';
+import ts from 'typescript';
 import { generateJsxTypes } from 'custom-element-jsx-integration';
 import { generateVuejsTypes } from 'custom-element-vuejs-integration';
 
 const camel = (name) => name.replace(/-([a-z])/g, (_, c) => c.toUpperCase());
 const customElements = (manifest) => manifest.modules.flatMap((mod) => mod.declarations ?? []).filter((declaration) => declaration.tagName);
 
-/** An attribute without a field gets the field of the same name in camelCase (settings.ts's rule; `lang` is HTMLElement's). */
+const kebab = (name) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+const SETTINGS_FILE = 'src/elements/settings.ts';
+
+/** Each setting of settings.ts: its name, type, doc, and whether it has an attribute (a row without `attribute: false`). */
+export function readSettings(file = SETTINGS_FILE) {
+  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+  let members;
+  let rows;
+  source.forEachChild((node) => {
+    if (ts.isInterfaceDeclaration(node) && node.name.text === 'Settings') members = node.members;
+    if (ts.isVariableStatement(node)) {
+      const declaration = node.declarationList.declarations.find((d) => d.name.getText() === 'SETTINGS');
+      let value = declaration?.initializer;
+      while (value && (ts.isSatisfiesExpression(value) || ts.isAsExpression(value))) value = value.expression;
+      if (value) rows = value;
+    }
+  });
+  if (!members || !rows) throw new Error(`${file}: the Settings interface and the SETTINGS table are what the manifest reads.`);
+  const propertyOnly = new Set(
+    rows.properties.filter((row) => /\battribute:\s*false\b/.test(row.initializer.getText())).map((row) => row.name.getText()),
+  );
+  return members.map((member) => {
+    const name = member.name.getText();
+    const comments = ts.getJSDocCommentsAndTags(member).filter(ts.isJSDoc);
+    const doc = comments
+      .map((comment) => ts.getTextOfJSDocComment(comment.comment) ?? '')
+      .join('\n')
+      .replace(/\s*\n\s*/g, ' ')
+      .trim();
+    const defaultTag = comments.flatMap((comment) => comment.tags ?? []).find((tag) => tag.tagName.text === 'defaultValue');
+    const defaultValue = defaultTag && ts.getTextOfJSDocComment(defaultTag.comment)?.replace(/^`|`$/g, '');
+    const type = member.type.getText().includes('=>') ? `(${member.type.getText()}) | undefined` : `${member.type.getText()} | undefined`;
+    return { name, type, doc, defaultValue, attribute: propertyOnly.has(name) ? undefined : kebab(name) };
+  });
+}
+
+/** The settings as BioElement's fields and attributes, added before the tags inherit from it. */
+export function settingsFromSource() {
+  return {
+    name: 'bioid-settings-from-source',
+    moduleLinkPhase({ moduleDoc }) {
+      const base = moduleDoc.declarations?.find((declaration) => declaration.name === 'BioElement');
+      if (!base) return;
+      const settings = readSettings();
+      base.members = [
+        ...settings.map(({ name, type, doc, defaultValue, attribute }) => ({
+          kind: 'field',
+          name,
+          type: { text: type },
+          description: doc,
+          ...(defaultValue && { default: defaultValue }),
+          ...(attribute && { attribute }),
+        })),
+        ...(base.members ?? []),
+      ];
+      const attributes = settings
+        .filter(({ attribute }) => attribute)
+        .map(({ name, type, doc, defaultValue, attribute }) => ({
+          name: attribute,
+          type: { text: type },
+          description: doc,
+          ...(defaultValue && { default: defaultValue }),
+          fieldName: name,
+        }));
+      base.attributes = [...attributes, ...(base.attributes ?? [])];
+    },
+  };
+}
+
+/** An attribute without a field gets the field of the same name in camelCase (`lang` is HTMLElement's). */
 export function linkSettingAttributes() {
   return {
     name: 'bioid-link-setting-attributes',

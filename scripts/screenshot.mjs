@@ -1,13 +1,14 @@
 #!/usr/bin/env node
 // Takes the README's demo screenshot (docs/demo.png): runs `npm start` on free ports, signs in with
-// headless system Chromium (CHROME_PATH, else the one scripts/browsers.mjs finds), enrolls, verifies and test-captures on the
-// plain page, takes the picture, and stops the demo. Usage: node scripts/screenshot.mjs [output.png]
+// headless system Chromium (puppeteer-core through scripts/engines.mjs: CHROME_PATH, else the one
+// scripts/browsers.mjs finds), enrolls, verifies and test-captures on the plain page, takes the
+// picture, and stops the demo. Usage: node scripts/screenshot.mjs [output.png]
 import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
-import { CHROMIUM_ARGS, chromiumPath } from './browsers.mjs';
+import { launch } from './engines.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const output = resolve(process.argv[2] ?? join(root, 'docs', 'demo.png'));
@@ -41,21 +42,19 @@ const url = await new Promise((resolveUrl, reject) => {
   demo.on('exit', (code) => reject(new Error(`the demo exited (${code}) before it was ready:\n${text}`)));
 });
 
-const browser = await chromium.launch({
-  executablePath: chromiumPath(),
-  headless: true,
-  args: CHROMIUM_ARGS,
-});
+const browser = await launch('chromium');
 try {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 860 }, deviceScaleFactor: 1 });
+  const page = await browser.puppeteer.newPage();
+  await page.setViewport({ width: 1280, height: 860, deviceScaleFactor: 1 });
   page.setDefaultTimeout(15_000);
+  // /plain sends a visitor who is not signed in to the sign-in form, which comes back to /plain.
   await page.goto(`${url}plain`);
-  await page.fill('input[name=username]', 'demo');
-  await page.fill('input[name=password]', 'fingerprint');
-  await Promise.all([page.waitForURL(`${url}plain`), page.click('form.signin button[type=submit]')]);
+  await page.locator('input[name=username]').fill('demo');
+  await page.locator('input[name=password]').fill('fingerprint');
+  await Promise.all([page.waitForNavigation(), page.click('form.signin button[type=submit]')]);
   await page.waitForSelector('#simulator[data-ready]');
   await page.waitForFunction(() => customElements.get('bio-verify'));
-  await page.selectOption('#sim-finger', 'finger-a');
+  await page.select('#sim-finger', 'finger-a');
 
   const finish = (selector) =>
     page.evaluate(
@@ -69,12 +68,13 @@ try {
     );
   for (const selector of ['bio-enroll', 'bio-verify']) {
     const done = finish(selector);
-    await page.locator(`${selector} button[part~="button"]`).click();
+    // `>>>`: puppeteer's selector into the element's shadow root.
+    await page.locator(`${selector} >>> button[part~="button"]`).click();
     await done;
   }
   await page.click('#sim-test-capture');
   await page.waitForSelector('#sim-capture:not([hidden])');
-  await page.waitForTimeout(300); // let the live regions settle
+  await sleep(300); // let the live regions settle
   mkdirSync(dirname(output), { recursive: true });
   await page.screenshot({ path: output });
   console.log(`Screenshot written to ${output}`);

@@ -270,7 +270,8 @@ const unexpected = (operation: string, what: string) =>
   new BioIDError('bad-response', `The middleware's ${operation} answer is not as expected: ${what}.`, { retryable: false });
 
 /** Spec 2.3, one table: every option of a reader, its check and its default. The pin is read apart (a TypeError). */
-const READER_OPTIONS = {
+/** What a reader takes: the key list, the unknown-key check and each value's validation (the elements pass on the settings named here). */
+export const READER_OPTIONS = {
   getToken: passThrough,
   middlewareUrl: requireSecureUrl,
   integratorId: optionalIntegratorId,

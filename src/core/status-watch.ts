@@ -62,7 +62,8 @@ export interface StatusWatchOptions {
   fetchImpl?: FetchLike;
 }
 
-const WATCH_OPTIONS = { localServiceUrl: httpUrlOr(DEFAULT_READER_SERVICE_URL), ...SHARED_OPTIONS };
+/** What a status watch takes: the key list, the unknown-key check and each value's validation (the elements pass on the settings named here). */
+export const WATCH_OPTIONS = { localServiceUrl: httpUrlOr(DEFAULT_READER_SERVICE_URL), ...SHARED_OPTIONS };
 
 const watchers = new Map<string, StatusWatcher>();
 

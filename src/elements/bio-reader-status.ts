@@ -4,7 +4,7 @@ import { connectLocalService, watchReaderStatus, type ReaderState, type ReaderSt
 import { BioElement } from './bio-element.js';
 import { asBioIDError, errorDetail, type BioErrorDetail } from './events.js';
 import type { StringKey } from './localize.js';
-import { onPageConfigChange, statusOptionsFor, type SettingName } from './settings.js';
+import { onPageConfigChange, statusOptionsFor, WATCHED_SETTINGS } from './settings.js';
 
 /**
  * Shows which workstation and fingerprint device the operations will use, discovered from the local
@@ -55,7 +55,7 @@ export class BioReaderStatus extends BioElement {
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
-    const configChanged = WATCHED.some((name) => changed.has(name));
+    const configChanged = WATCHED_SETTINGS.some((name) => changed.has(name));
     // (Re)start watching here, not in updated(): status set synchronously now needs no second render.
     if (this.isConnected && (this.stale || configChanged)) this.restart();
   }
@@ -132,9 +132,6 @@ export class BioReaderStatus extends BioElement {
     `;
   }
 }
-
-/** The settings a status watch reads. */
-const WATCHED: SettingName[] = ['workstationId', 'deviceId', 'localServiceUrl', 'timeoutMs'];
 
 const STATE_TEXT: Record<ReaderState, StringKey> = {
   checking: 'locating',

@@ -77,7 +77,6 @@ export interface BioOperationElement<R> {
  * @fires {BioStartDetail} bio-start - Before the operation; cancelable. detail `{ operation }`.
  * @fires {BioProgressDetail} bio-progress - At each phase. detail `{ operation, phase }`.
  * @fires bio-result - On success. detail `{ operation, result, workstationId, deviceId }`.
- * @attr login-url - The integrator's sign-in page (http or https; relative URLs resolve against the page): a `session-expired` failure then shows a sign-in link to it, with `return_to` (this page's address) appended unless the URL has one.
  * @csspart glyph - The fingerprint (3.5em square): idle, waiting (a scan bar), success (a check), no match (a cross), error (an exclamation mark).
  * @csspart button - The button that starts the operation.
  * @csspart status - The live region with the current phase or outcome.

@@ -1,17 +1,77 @@
 /**
- * The elements' settings, one table: each setting's camelCase name is its JS property and its key in the
- * page defaults (`window.BioIDElementsConfig`); its kebab-case name is its attribute. From this table come
- * the Lit properties of every element, the page defaults' key check, and what an element hands the core.
- * Values are validated once, by the core, with the element named in the message.
+ * The elements' settings, declared once: each setting is a member of `Settings` (its type and its one
+ * doc, which the IDE, the API reference and custom-elements.json show) and a row of `SETTINGS` (what the
+ * browser needs of it at run time); the compiler holds the two to the same names and kinds. A setting's
+ * camelCase name is its JS property and its key in the page defaults (`window.BioIDElementsConfig`); its
+ * kebab-case name is its attribute. From them come the Lit properties of every element, the elements'
+ * typed properties (`BioElement`), the page defaults' key check, what an element hands the core, and the
+ * elements' reference (custom-elements-manifest.config.mjs reads this file). Values are validated once,
+ * by the core, with the element named in the message. docs/development.md, "Adding an element setting".
  */
 import type { PropertyDeclaration } from 'lit';
 import { tokenProviderSource } from '../core/auth.js';
 import type { TokenSource } from '../core/token-source.js';
 import { DEFAULT_READER_SERVICE_URL, DEFAULT_TIMEOUT_MS, own } from '../core/config.js';
 import { BioIDError } from '../core/errors.js';
-import { readerFrom, type FingerprintReader } from '../core/reader.js';
-import type { StatusWatchOptions } from '../core/status-watch.js';
+import { READER_OPTIONS, readerFrom, type FingerprintReader } from '../core/reader.js';
+import { WATCH_OPTIONS, type StatusWatchOptions } from '../core/status-watch.js';
 import { brokerTokenSource } from '../core/token-broker-client.js';
+
+/** The settings of an element as set on it or given as page defaults. */
+export interface Settings {
+  /**
+   * The biometrics middleware (relative URLs resolve against the page). Required for operations (attribute
+   * or page default); `https:` unless its host is loopback (`localhost`, `127.0.0.0/8`, `[::1]`).
+   */
+  middlewareUrl?: string;
+  /** Your token broker (spec 4.1: GET, session cookie, `X-CSRF: 1`). Required for operations unless the `getToken` property is set. */
+  tokenEndpoint?: string;
+  /** Replaces token-endpoint: a function resolving to a middleware access token. A property only. */
+  getToken?: () => string | Promise<string>;
+  /**
+   * Sent as `X-Integrator-Id` on dispatch. Required unless your middleware's tokens are tenant-scoped
+   * (spec 2.3): without it such a middleware refuses enroll, verify and search (`bio-error` code
+   * `middleware`, `missing_integrator_id`).
+   */
+  integratorId?: string;
+  /**
+   * Pins the dispatch target's workstation; needs device-id too (half a pin is a `config` error). Pinned:
+   * the local service is never asked, no `/status` polling.
+   */
+  workstationId?: string;
+  /** Pins the device; needs workstation-id too. */
+  deviceId?: string;
+  /**
+   * The local hardware service (default `http://localhost:18065`). An element that is not pinned and falls
+   * back to that default says so once per page with `console.warn`: whatever answers on that port would
+   * otherwise be used silently.
+   * @defaultValue `'http://localhost:18065'`
+   */
+  localServiceUrl?: string;
+  /**
+   * Bound on each network call, in milliseconds (default 15000).
+   * @defaultValue `15000`
+   */
+  timeoutMs?: number;
+  /** The end user who acts (spec 5.8), sent with enroll, verify and search. */
+  agentId?: string;
+  /**
+   * The integrator's sign-in page (http or https; relative URLs resolve against the page), for operation
+   * elements: a `session-expired` failure then shows a sign-in link to it, with `return_to` (this page's
+   * address) appended unless the URL has one.
+   */
+  loginUrl?: string;
+}
+
+/**
+ * A setting's row: its Lit property declaration. The attribute is the kebab-case name; a function is a
+ * property only; a number converts from its attribute.
+ */
+type SettingRow<T> = T extends number
+  ? { type: NumberConstructor }
+  : T extends (...args: never[]) => unknown
+    ? { attribute: false }
+    : object;
 
 const SETTINGS = {
   middlewareUrl: {},
@@ -24,25 +84,10 @@ const SETTINGS = {
   timeoutMs: { type: Number },
   agentId: {},
   loginUrl: {},
-} satisfies Record<string, PropertyDeclaration>;
+} satisfies { [K in keyof Settings]-?: SettingRow<NonNullable<Settings[K]>> };
 
 export type SettingName = keyof typeof SETTINGS;
-
-/** The settings of an element as set on it or given as page defaults. */
-export interface Settings {
-  middlewareUrl?: string;
-  tokenEndpoint?: string;
-  /** Replaces tokenEndpoint: a function resolving to a middleware access token. */
-  getToken?: () => string | Promise<string>;
-  integratorId?: string;
-  workstationId?: string;
-  deviceId?: string;
-  localServiceUrl?: string;
-  timeoutMs?: number;
-  agentId?: string;
-  /** The integrator's sign-in page: a `session-expired` failure links to it (operation elements). */
-  loginUrl?: string;
-}
+const SETTING_NAMES = Object.keys(SETTINGS) as SettingName[];
 
 /** Page defaults: every setting, plus per-language string overrides (`{ de: { verify: 'Finger prüfen' } }`). */
 export interface BioIDElementsConfig extends Settings {
@@ -53,10 +98,10 @@ const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase(
 
 /** The Lit properties of the settings: `middlewareUrl` ↔ `middleware-url`, …, `getToken` a property only. */
 export const settingProperties: Record<SettingName, PropertyDeclaration> = Object.fromEntries(
-  Object.entries(SETTINGS).map(([name, declaration]) => [name, { attribute: kebab(name), ...declaration }]),
+  SETTING_NAMES.map((name) => [name, { attribute: kebab(name), ...SETTINGS[name] }]),
 ) as Record<SettingName, PropertyDeclaration>;
 
-const PAGE_KEYS = [...Object.keys(SETTINGS), 'strings'];
+const PAGE_KEYS = [...SETTING_NAMES, 'strings'];
 
 type Host = { BioIDElementsConfig?: BioIDElementsConfig };
 const listeners = new Set<() => void>();
@@ -109,7 +154,7 @@ export function effectiveSettings(el: Partial<Record<SettingName, unknown>>): Se
   checkPageConfig(page);
   // No prototype: a setting that is not here reads as undefined, never as a polluted Object.prototype's.
   const out = Object.create(null) as Record<string, unknown>;
-  for (const key of Object.keys(SETTINGS) as SettingName[]) {
+  for (const key of SETTING_NAMES) {
     const mine = el[key];
     const value = mine === null || mine === undefined || mine === '' ? own(page, key) : mine;
     if (value !== undefined && value !== null && value !== '') out[key] = value;
@@ -202,19 +247,24 @@ export function loginLinkFor(tag: string, s: Settings): string | undefined {
   return url.href;
 }
 
+/** The settings named by a core option table (its own keys: a polluted Object.prototype adds none): the core says what it takes. */
+const takenBy = (options: object): SettingName[] => SETTING_NAMES.filter((name) => Object.hasOwn(options, name));
+const settingsFor = (options: object, s: Settings): Settings => Object.fromEntries(takenBy(options).map((name) => [name, s[name]]));
+
+/** The settings a status watch reads: a change to one of them starts a new watch. */
+export const WATCHED_SETTINGS = takenBy(WATCH_OPTIONS);
+
 /** A core reader for these settings. Throws the core's errors (a config `BioIDError` naming the field; a `TypeError` for half a pin). */
 export function readerFor(tag: string, s: Settings): FingerprintReader {
   const middlewareUrl = resolveUrl(s.middlewareUrl);
   if (!middlewareUrl) {
     throw new BioIDError('config', `<${tag}>: middleware-url (the biometrics middleware's address) is required.`);
   }
-  const { integratorId, workstationId, deviceId, timeoutMs } = s;
-  const config = { middlewareUrl, integratorId, localServiceUrl: localServiceUrlOf(tag, s), workstationId, deviceId, timeoutMs };
+  const config = { ...settingsFor(READER_OPTIONS, s), middlewareUrl, localServiceUrl: localServiceUrlOf(tag, s) };
   return readerFrom(config, `<${tag}>`, tokenSourceFor(tag, s));
 }
 
 /** What a status watch needs of these settings: the local service or the pin; no middleware, no token. */
 export function statusOptionsFor(tag: string, s: Settings): StatusWatchOptions {
-  const { workstationId, deviceId, timeoutMs } = s;
-  return { localServiceUrl: localServiceUrlOf(tag, s), workstationId, deviceId, timeoutMs };
+  return { ...settingsFor(WATCH_OPTIONS, s), localServiceUrl: localServiceUrlOf(tag, s) };
 }

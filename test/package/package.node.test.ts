@@ -1,6 +1,6 @@
 /**
  * The integrator's first hour: the package as an integrator gets it. Each package is packed
- * from a copy of the tree (packing never touches the dist/ other tests read) with the dist/
+ * from a copy of its files (scripts/tarball.mjs's copyPackage: packing never touches the dist/ other tests read) with the dist/
  * that `npm run build` made (npm test builds first; prepack would only build it again), installed from
  * its tarball into an empty temporary project, and used from there: Node's resolver for the entry points,
  * TypeScript for a React 19 TSX app and a Vue 3 usage (test/package/consumer/).
@@ -16,6 +16,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import ts from 'typescript';
+import { copyPackage } from '../../scripts/tarball.mjs';
 
 const run = promisify(execFile);
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -26,9 +27,6 @@ const PACKAGES = [{ name: 'bioid-sdk', dir: '.' }];
 
 /** Tools of the type check, linked from this repository's node_modules: no network for them. */
 const TYPE_CHECK_TOOLS = ['@types/react', 'vue'];
-
-/** Not copied: what npm pack never ships and what is large. */
-const NOT_COPIED = new Set(['node_modules', '.git', '.cache', 'test', 'bench']);
 
 interface Packed {
   name: string;
@@ -53,10 +51,8 @@ async function npm(args: string[], cwd: string): Promise<string> {
 async function packFromCopy(pkg: (typeof PACKAGES)[number]): Promise<Packed> {
   const source = join(root, pkg.dir);
   const copy = join(work, 'copies', pkg.name);
-  cpSync(source, copy, {
-    recursive: true,
-    filter: (path) => !NOT_COPIED.has(relative(source, path).split(/[\\/]/)[0]!),
-  });
+  // bioid-sdk as it ships (its files, with the dist/ already built); another package whole, to build in its prepack.
+  copyPackage(source, copy, pkg.dir === '.');
   const [report] = JSON.parse(await npm(['pack', '--json', '--ignore-scripts', '--pack-destination', work], copy)) as [
     { filename: string; files: { path: string }[] },
   ];
