@@ -63,10 +63,8 @@ export function brokerOptionsFromEnv(env: EnvLike | undefined, overrides: Broker
     if (value === undefined || value === null) {
       const text = envValue(vars, name);
       if (text === undefined) {
-        if (
-          'required' in variable &&
-          !('optional' in variable && variable.optional.when(options as Pick<TokenBrokerOptions, 'issuerUrl'>))
-        ) {
+        const lifted = 'optional' in variable && variable.optional.when(options as Pick<TokenBrokerOptions, 'issuerUrl'>);
+        if ('required' in variable && !lifted) {
           throw new BioIDError('config', `${WHERE}: environment variable ${name} is not set: ${variable.required}.`);
         }
         continue;
