@@ -10,6 +10,7 @@ import terser from '@rollup/plugin-terser';
 import { builtinModules } from 'node:module';
 import { readdirSync, rmSync } from 'node:fs';
 import { minifyTemplates } from './scripts/minify-templates.mjs';
+import { reachableTypes } from './scripts/reachable-types.mjs';
 import { scriptParts } from './scripts/script-parts.mjs';
 
 // Chunk names carry hashes: start from an empty dist/ so no stale chunk is ever published.
@@ -56,7 +57,7 @@ export default [
       entryFileNames: '[name].js',
       chunkFileNames: 'chunks/[name]-[hash].js',
     },
-    plugins: [typescript({ tsconfig: './tsconfig.build.json' }), minifyTemplates()],
+    plugins: [typescript({ tsconfig: './tsconfig.build.json' }), minifyTemplates(), reachableTypes()],
   },
   {
     input: 'src/bundle.ts',
