@@ -1,11 +1,16 @@
 /**
  * A web `Request` that is built only when someone reads it, the way `@hono/node-server` does it: the
  * object inherits from `Request.prototype` (so `instanceof Request` holds and every property and method is
- * there), and its first use builds the real `Request` and forwards to it. The sidecar's gate reads the
- * Node request directly, so on the cached path no `Request` is ever built.
+ * there), and its first use builds the real `Request` and forwards to it. A gate that reads the Node
+ * request only (the sidecar's, or one that ignores its argument) then builds no `Request` on the cached
+ * path, where building one (its URL, its headers and the AbortSignal every platform Request makes) was
+ * the largest cost of a cached token request through toNodeHandler (measured with --cpu-prof).
  *
- * One limit, the same as Hono's without its global patch: `new Request(lazy)` is refused by the platform
- * (it checks an internal slot); `lazy.clone()` gives a real copy.
+ * `new Request(lazy)`, `fetch(lazy)` and the platform's own methods called on it read the Request's
+ * internal slots. Where the platform keeps them as symbol-keyed properties (Node 20 does), those are
+ * forwarded to the real one too, so all of them work; where it keeps them private (`platformAcceptsLazy`
+ * is false), `new Request(lazy)` is refused, the same limit as Hono's without its global patch, and
+ * `lazy.clone()` gives a real copy.
  */
 const BUILD = Symbol('build');
 const REAL = Symbol('real');
@@ -19,6 +24,8 @@ function real(lazy: Lazy): Request {
   return (lazy[REAL] ??= lazy[BUILD]());
 }
 
+type Slots = Record<PropertyKey, unknown>;
+
 const prototype = Object.create(Request.prototype) as object;
 // Every accessor and method of the platform's Request, forwarded: a property added by a later Node
 // version is covered without a change here.
@@ -28,7 +35,7 @@ for (const key of Reflect.ownKeys(Request.prototype)) {
   if (descriptor.get) {
     Object.defineProperty(prototype, key, {
       get(this: Lazy) {
-        return (real(this) as unknown as Record<PropertyKey, unknown>)[key];
+        return (real(this) as unknown as Slots)[key];
       },
       configurable: true,
     });
@@ -43,6 +50,20 @@ for (const key of Reflect.ownKeys(Request.prototype)) {
     });
   }
 }
+// The internal slots a platform Request keeps as own symbol-keyed properties (undici's state, headers,
+// signal and dispatcher on Node 20; none where they are private fields), read and written on the
+// real one.
+for (const key of Object.getOwnPropertySymbols(new Request('http://localhost/'))) {
+  Object.defineProperty(prototype, key, {
+    get(this: Lazy) {
+      return (real(this) as unknown as Slots)[key];
+    },
+    set(this: Lazy, value: unknown) {
+      (real(this) as unknown as Slots)[key] = value;
+    },
+    configurable: true,
+  });
+}
 
 /** A `Request` whose real object `build` makes on first use (at most once). */
 export function lazyRequest(build: () => Request): Request {
@@ -50,3 +71,18 @@ export function lazyRequest(build: () => Request): Request {
   lazy[BUILD] = build;
   return lazy as unknown as Request;
 }
+
+/**
+ * Whether this platform's `new Request(lazy)` accepts a lazy Request and copies the real one (method,
+ * URL, headers): then a lazy Request keeps the whole contract of the real one, and toNodeHandler hands
+ * one to `authorize` by default. Checked once, on this platform, rather than assumed from a version.
+ */
+export const platformAcceptsLazy: boolean = (() => {
+  try {
+    const lazy = lazyRequest(() => new Request('http://localhost/probe', { method: 'PUT', headers: { 'X-Probe': '1' } }));
+    const copy = new Request(lazy);
+    return copy.method === 'PUT' && copy.url === 'http://localhost/probe' && copy.headers.get('x-probe') === '1';
+  } catch {
+    return false;
+  }
+})();

@@ -5,12 +5,13 @@
  *
  * A handler made by `createTokenBroker` is driven through its core: the decision reads `req` directly
  * and the answer is written to `res` as it is, so no web `Response` is built. `authorize` and
- * `subjectToken` still receive a standard `Request` (built when they are called), or with `lazyRequest` one
- * built only on first read (the `bioid-broker` sidecar's gate reads `req` and never builds it).
+ * `subjectToken` still receive a standard `Request`, built on its first read (lazy-request.ts) where the
+ * platform's `new Request()` accepts such a one, else when they are called: a gate that reads `req` only
+ * (the `bioid-broker` sidecar's) or nothing at all builds none on the cached path.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { coreOf, createTokenBroker, type BrokerAnswer, type BrokerCore, type BrokerInput, type TokenBrokerHandler } from './handler.js';
-import { lazyRequest } from './lazy-request.js';
+import { lazyRequest, platformAcceptsLazy } from './lazy-request.js';
 import type { TokenBrokerOptions } from './options.js';
 
 const FORBIDDEN_METHODS = /^(CONNECT|TRACE|TRACK)$/i;
@@ -22,9 +23,11 @@ export type NodeTokenBrokerHandler = (req: IncomingMessage, res: ServerResponse,
 
 export interface NodeHandlerOptions {
   /**
-   * For a gate that reads the Node request (`context.req`) only: the `Request` handed to `authorize` and
-   * `subjectToken` is then built on its first read, so the cached path builds none. `new Request(it)` is
-   * refused by the platform; `it.clone()` gives a real copy. Default false.
+   * Whether the `Request` handed to `authorize` and `subjectToken` is built on its first read, so that a
+   * gate reading the Node request (`context.req`) only builds none on the cached path. Default: lazy where
+   * the platform's `new Request(it)` accepts a lazy one (Node 20 does), so it behaves as a real one
+   * throughout; else built when they are called. `true` makes it lazy on every platform, where
+   * `new Request(it)` may then be refused (`it.clone()` gives a real copy); `false` always builds it.
    */
   lazyRequest?: boolean;
 }
@@ -35,7 +38,9 @@ export interface NodeHandlerOptions {
  */
 export function toNodeHandler(handler: TokenBrokerHandler, options: NodeHandlerOptions = {}): NodeTokenBrokerHandler {
   const core = coreOf(handler);
-  return core ? nodeBroker(core, options.lazyRequest ? 'on-first-read' : 'when-called') : webHandlerOnNode(handler);
+  return core
+    ? nodeBroker(core, (options.lazyRequest ?? platformAcceptsLazy) ? 'on-first-read' : 'when-called')
+    : webHandlerOnNode(handler);
 }
 
 /** `createTokenBroker(options)` for Node servers: `app.all('/bioid/token', expressTokenBroker(options))`. */
@@ -48,18 +53,37 @@ export function expressTokenBroker(options: TokenBrokerOptions): NodeTokenBroker
  * `'on-first-read'` hands it a lazy one (lazy-request.ts) that is built only if it reads it.
  */
 export function nodeBroker(core: BrokerCore, request: 'when-called' | 'on-first-read'): NodeTokenBrokerHandler {
+  const Input = request === 'when-called' ? NodeInput : LazyNodeInput;
   return async function nodeTokenBroker(req, res, next) {
-    const input: BrokerInput = {
-      method: req.method ?? 'GET',
-      header: (name) => headerOf(req, name),
-      request: request === 'when-called' ? () => toWebRequest(req) : () => lazyRequest(() => toWebRequest(req)),
-    };
     try {
-      writeAnswer(await core(input, { req, res }), res);
+      writeAnswer(await core(new Input(req), { req, res }), res);
     } catch (error) {
       failed(error, res, next);
     }
   };
+}
+
+/** The broker's input read from `req`: methods on a prototype rather than closures made per request. */
+class NodeInput implements BrokerInput {
+  readonly method: string;
+  constructor(protected readonly req: IncomingMessage) {
+    this.method = req.method ?? 'GET';
+  }
+  /** A header as one string (Node joins repeated ones, Cookie with "; "), or null. */
+  header(name: string): string | null {
+    const value = this.req.headers[name];
+    if (value === undefined) return null;
+    return Array.isArray(value) ? value.join(', ') : value;
+  }
+  request(): Request {
+    return toWebRequest(this.req);
+  }
+}
+
+class LazyNodeInput extends NodeInput {
+  override request(): Request {
+    return lazyRequest(() => toWebRequest(this.req));
+  }
 }
 
 /** Any `(Request) => Promise<Response>` handler: a web Request in, the web Response copied out. */
@@ -103,24 +127,24 @@ function failed(error: unknown, res: ServerResponse, next: ((error?: unknown) =>
   }
 }
 
-/** A header as one string (Node joins repeated ones, Cookie with "; "), or null. */
-function headerOf(req: IncomingMessage, name: string): string | null {
-  const value = req.headers[name];
-  if (value === undefined) return null;
-  return Array.isArray(value) ? value.join(', ') : value;
-}
-
 export function toWebRequest(req: IncomingMessage): Request {
   const secure = (req.socket as { encrypted?: boolean }).encrypted === true;
   // Express rewrites req.url under a mounted router; originalUrl is what the browser asked for.
   const path = (req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url ?? '/';
   const host = safeHost(req.headers.host);
+  const scheme = secure ? 'https' : 'http';
+  const rest = path.startsWith('/') ? path : `/${path}`;
   // The broker reads no request body (GET only), so none is forwarded; other methods get 405. A method
   // the fetch Request cannot represent (CONNECT, TRACE) never gets here: only GETs reach authorize.
-  return new Request(`${secure ? 'https' : 'http'}://${host}${path.startsWith('/') ? path : `/${path}`}`, {
-    method: req.method ?? 'GET',
-    headers: requestHeaders(req),
-  });
+  const init = { method: req.method ?? 'GET', headers: requestHeaders(req) };
+  try {
+    return new Request(`${scheme}://${host}${rest}`, init);
+  } catch (error) {
+    // A host of allowed characters the URL parser still refuses (port 99999, "[x]"): as for any other
+    // malformed Host, not a failure of the gate that reads the Request.
+    if (host === 'localhost') throw error;
+    return new Request(`${scheme}://localhost${rest}`, init);
+  }
 }
 
 /**
