@@ -165,8 +165,9 @@ export async function serve({ env, write, loadRedis, logFd, gate: givenGate }: S
       exchange,
       log: logFailure,
     });
-  // The sidecar's gate reads the Node request, so its Request is built only if something reads it.
-  const broker = toNodeHandler(handler, { lazyRequest: true });
+  // The sidecar's gate reads the Node request, so its Request is built only if something reads it. The
+  // request id goes out with the answer's own headers (see responseHeaders).
+  const broker = toNodeHandler(handler, { lazyRequest: true, responseHeaders: (req) => ({ 'X-Request-Id': requestIdOf(req) }) });
 
   let draining = false;
   const readiness = (): string | undefined => {
@@ -178,7 +179,6 @@ export async function serve({ env, write, loadRedis, logFd, gate: givenGate }: S
     const path = pathOf(req);
     if (path === HEALTH_PATH) return probe(req, res, undefined);
     if (path === READY_PATH) return probe(req, res, readiness());
-    res.setHeader('X-Request-Id', requestIdOf(req));
     void broker(req, res);
   });
   let metricsListener: MetricsListener | undefined;

@@ -170,6 +170,30 @@ describe('lightweight request and response on Node', () => {
     assert.deepStrictEqual(copies, [{ url: '/bioid/token', method: 'GET', cookie: 'sid=alice' }]);
   });
 
+  it('toNodeHandler(handler, { responseHeaders }): its headers go out with every answer, the broker core and any web handler alike', async () => {
+    const responseHeaders = (req: { headers: Record<string, unknown> }) => ({ 'X-Request-Id': `id-${String(req.headers['x-mark'])}` });
+    const core = toNodeHandler(createTokenBroker(options()), { responseHeaders });
+    const web = toNodeHandler(async () => new Response('{}', { status: 201, headers: { 'Content-Type': 'application/json' } }), {
+      responseHeaders,
+    });
+    await withServer(core, async (server) => {
+      const token = await get(`${server.url}/token`, { 'X-CSRF': '1', 'X-Mark': 'a' });
+      assert.strictEqual(token.status, 200);
+      assert.strictEqual(token.headers['x-request-id'], 'id-a');
+      assert.strictEqual(token.headers['cache-control'], 'no-store');
+      const refused = await get(`${server.url}/token`, { 'X-Mark': 'b' });
+      assert.strictEqual(refused.status, 403);
+      assert.strictEqual(refused.headers['x-request-id'], 'id-b');
+      // The broker's shared header record is not changed by what was added to an answer.
+      assert.strictEqual((await get(`${server.url}/token`, { 'X-CSRF': '1', 'X-Mark': 'c' })).headers['x-request-id'], 'id-c');
+    });
+    await withServer(web, async (server) => {
+      const reply = await get(`${server.url}/token`, { 'X-Mark': 'd' });
+      assert.strictEqual(reply.status, 201);
+      assert.strictEqual(reply.headers['x-request-id'], 'id-d');
+    });
+  });
+
   it('toNodeHandler hands authorize every header as sent: repeated ones joined, each Set-Cookie apart', async () => {
     const seen: { method: string; cookie: string | null; repeated: string | null; setCookie: string[]; csrf: string | null }[] = [];
     const broker = toNodeHandler(
