@@ -86,7 +86,7 @@ export async function serve({ env, write, loadRedis, logFd, gate: givenGate }: S
   const read = (name: string) => (env[name]?.trim() ? env[name].trim() : undefined);
   const where = 'bioid-broker serve';
 
-  const { log, flush, settle } = createLog(readLogLevel(read(SERVE_ENV.logLevel), SERVE_ENV.logLevel), write, logFd);
+  const { log, flush, settle, writeLine } = createLog(readLogLevel(read(SERVE_ENV.logLevel), SERVE_ENV.logLevel), write, logFd);
   const check = read(SERVE_ENV.sessionCheckUrl);
   if (!check) {
     throw new BioIDError(
@@ -123,7 +123,7 @@ export async function serve({ env, write, loadRedis, logFd, gate: givenGate }: S
   const onEvent = (event: BrokerEvent, context?: BrokerContext) => {
     metrics?.record(event);
     if (event.type === 'request') {
-      logRequest(log, event, context);
+      logRequest(log, event, context, writeLine);
     } else if (event.type === 'store-error') {
       lastStoreError = `${event.operation} ${event.kind}`;
       storeErrorLine();
