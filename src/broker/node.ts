@@ -48,7 +48,7 @@ type ResponseHeaders = NodeHandlerOptions['responseHeaders'];
 export function toNodeHandler(handler: TokenBrokerHandler, options: NodeHandlerOptions = {}): NodeTokenBrokerHandler {
   const core = coreOf(handler);
   return core
-    ? nodeBroker(core, (options.lazyRequest ?? platformAcceptsLazy) ? 'on-first-read' : 'when-called', options.responseHeaders)
+    ? nodeBroker(core, (options.lazyRequest ?? platformAcceptsLazy()) ? 'on-first-read' : 'when-called', options.responseHeaders)
     : webHandlerOnNode(handler, options.responseHeaders);
 }
 
