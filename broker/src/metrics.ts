@@ -39,11 +39,24 @@ export interface BrokerMetrics {
 export function brokerMetrics(): BrokerMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  /**
+   * Requests answered since the last scrape, by outcome: counted here as plain numbers and added to the
+   * counter when it is read, since prom-client's `inc` hashes and checks the labels each time (a few
+   * percent of a cached token request of the sidecar, measured with --cpu-prof).
+   */
+  const unreported = new Map<RequestOutcome, number>(OUTCOMES.map((outcome) => [outcome, 0]));
   const requests = new Counter({
     name: 'bioid_broker_requests_total',
     help: 'Token requests answered, by outcome: token, preflight, a refusal reason, exchange-failed (502) or internal (500).',
     labelNames: ['outcome'] as const,
     registers: [registry],
+    collect() {
+      for (const [outcome, count] of unreported) {
+        if (count === 0) continue;
+        byOutcome.get(outcome)!.inc(count);
+        unreported.set(outcome, 0);
+      }
+    },
   });
   const exchanges = new Counter({
     name: 'bioid_broker_idp_exchanges_total',
@@ -82,7 +95,8 @@ export function brokerMetrics(): BrokerMetrics {
     registry,
     record(event) {
       if (event.type === 'request') {
-        byOutcome.get(event.outcome)?.inc();
+        const count = unreported.get(event.outcome);
+        if (count !== undefined) unreported.set(event.outcome, count + 1);
       } else if (event.type === 'exchange') {
         const child = byExchange.get(`${event.grant} ${event.result}`);
         child?.count.inc();

@@ -79,7 +79,7 @@ export async function serve({ env, write, loadRedis, logFd, gate: givenGate }: S
     logLevel,
     shutdownDelayMs,
   } = serveSettingsFromEnv(env);
-  const { log, flush, settle } = createLog(logLevel, write, logFd);
+  const { log, flush, settle, writeLine } = createLog(logLevel, write, logFd);
   const logFailure = (message: string) => log.error({ event: 'failure', message });
   // The gate needs the broker's validated timeout, and the broker needs the gate: the options come
   // first, with the gate reached through `gate` once it exists.
@@ -100,7 +100,7 @@ export async function serve({ env, write, loadRedis, logFd, gate: givenGate }: S
   const onEvent = (event: BrokerEvent, context?: BrokerContext) => {
     metrics?.record(event);
     if (event.type === 'request') {
-      logRequest(log, event, context);
+      logRequest(log, event, context, writeLine);
     } else if (event.type === 'store-error') {
       lastStoreError = `${event.operation} ${event.kind}`;
       storeErrorLine();
@@ -142,8 +142,9 @@ export async function serve({ env, write, loadRedis, logFd, gate: givenGate }: S
       exchange,
       log: logFailure,
     });
-  // The sidecar's gate reads the Node request, so its Request is built only if something reads it.
-  const broker = toNodeHandler(handler, { lazyRequest: true });
+  // The sidecar's gate reads the Node request, so its Request is built only if something reads it. The
+  // request id goes out with the answer's own headers (see responseHeaders).
+  const broker = toNodeHandler(handler, { lazyRequest: true, responseHeaders: (req) => ({ 'X-Request-Id': requestIdOf(req) }) });
 
   let draining = false;
   const readiness = (): string | undefined => {
@@ -155,7 +156,6 @@ export async function serve({ env, write, loadRedis, logFd, gate: givenGate }: S
     const path = pathOf(req);
     if (path === HEALTH_PATH) return probe(req, res, undefined);
     if (path === READY_PATH) return probe(req, res, readiness());
-    res.setHeader('X-Request-Id', requestIdOf(req));
     void broker(req, res);
   });
   let metricsListener: MetricsListener | undefined;

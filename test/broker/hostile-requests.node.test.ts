@@ -97,6 +97,9 @@ describe('token broker: oversized and malformed headers through the Node adapter
   it('a malformed Host header and a long path do not crash the adapter', async () => {
     const host = await rawGet(`${server.url}/token`, { ...SIGNED_IN, Host: 'evil host/<script>' });
     assert.strictEqual(host.status, 200);
+    for (const unparsable of ['broker.example:99999', '[zz]']) {
+      assert.strictEqual((await rawGet(`${server.url}/token`, { ...SIGNED_IN, Host: unparsable })).status, 200, unparsable);
+    }
     const path = await rawGet(`${server.url}/token/${'p'.repeat(8 * 1024)}?${'q=1&'.repeat(500)}`, SIGNED_IN);
     assert.strictEqual(path.status, 200);
     assert.ok(!log.text().includes('ppppp'), 'the path is not logged');

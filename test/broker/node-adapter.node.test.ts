@@ -1,13 +1,13 @@
 /**
- * The Node adapters drive the broker's core without a web Response, and the sidecar's
- * adapter builds a web Request only if the gate reads it (lazy-request.ts), while `authorize` still
- * receives a standard Request.
+ * The Node adapters drive the broker's core without a web Response, and build a web Request only if
+ * the gate reads it (lazy-request.ts; toNodeHandler where the platform's `new Request()` accepts a lazy
+ * one), while `authorize` still receives a standard Request.
  */
 import { assert } from 'chai';
 import { request as httpRequest } from 'node:http';
 import { startIdp, type RunningIdp } from '../../simulator/src/idp.js';
 import { createBrokerCore } from '../../src/broker/handler.js';
-import { lazyRequest } from '../../src/broker/lazy-request.js';
+import { lazyRequest, platformAcceptsLazy } from '../../src/broker/lazy-request.js';
 import { nodeBroker } from '../../src/broker/node.js';
 import { createTokenBroker, toNodeHandler, type BrokerContext, type TokenBrokerOptions } from '../../src/broker/index.js';
 import { APP_ORIGIN, CLIENT, startServer, type LocalServer } from './support.js';
@@ -141,6 +141,57 @@ describe('lightweight request and response on Node', () => {
       assert.strictEqual((await get(`${server.url}/token`, { 'X-CSRF': '1' })).status, 200);
     });
     assert.ok(copied instanceof Request);
+  });
+
+  it('toNodeHandler by default builds no Request for a gate that does not read it, where new Request() accepts a lazy one, and a copy keeps URL, method and headers', async () => {
+    const copies: { url: string; method: string; cookie: string | null }[] = [];
+    const ignoring = toNodeHandler(createTokenBroker(options()));
+    const copying = toNodeHandler(
+      createTokenBroker(
+        options({
+          authorize: (request: Request) => {
+            const copy = new PlatformRequest(request);
+            copies.push({ url: new URL(copy.url).pathname, method: copy.method, cookie: copy.headers.get('cookie') });
+            return true;
+          },
+        }),
+      ),
+    );
+    await withServer(ignoring, async (server) => {
+      await get(`${server.url}/token`, { 'X-CSRF': '1' }); // fills the cache
+      const built = await countRequests(async () => {
+        assert.strictEqual((await get(`${server.url}/token`, { 'X-CSRF': '1' })).status, 200);
+      });
+      assert.strictEqual(built, platformAcceptsLazy() ? 0 : 1);
+    });
+    await withServer(copying, async (server) => {
+      assert.strictEqual((await get(`${server.url}/bioid/token`, { 'X-CSRF': '1', Cookie: 'sid=alice' })).status, 200);
+    });
+    assert.deepStrictEqual(copies, [{ url: '/bioid/token', method: 'GET', cookie: 'sid=alice' }]);
+  });
+
+  it('toNodeHandler(handler, { responseHeaders }): its headers go out with every answer, the broker core and any web handler alike', async () => {
+    const responseHeaders = (req: { headers: Record<string, unknown> }) => ({ 'X-Request-Id': `id-${String(req.headers['x-mark'])}` });
+    const core = toNodeHandler(createTokenBroker(options()), { responseHeaders });
+    const web = toNodeHandler(async () => new Response('{}', { status: 201, headers: { 'Content-Type': 'application/json' } }), {
+      responseHeaders,
+    });
+    await withServer(core, async (server) => {
+      const token = await get(`${server.url}/token`, { 'X-CSRF': '1', 'X-Mark': 'a' });
+      assert.strictEqual(token.status, 200);
+      assert.strictEqual(token.headers['x-request-id'], 'id-a');
+      assert.strictEqual(token.headers['cache-control'], 'no-store');
+      const refused = await get(`${server.url}/token`, { 'X-Mark': 'b' });
+      assert.strictEqual(refused.status, 403);
+      assert.strictEqual(refused.headers['x-request-id'], 'id-b');
+      // The broker's shared header record is not changed by what was added to an answer.
+      assert.strictEqual((await get(`${server.url}/token`, { 'X-CSRF': '1', 'X-Mark': 'c' })).headers['x-request-id'], 'id-c');
+    });
+    await withServer(web, async (server) => {
+      const reply = await get(`${server.url}/token`, { 'X-Mark': 'd' });
+      assert.strictEqual(reply.status, 201);
+      assert.strictEqual(reply.headers['x-request-id'], 'id-d');
+    });
   });
 
   it('toNodeHandler hands authorize every header as sent: repeated ones joined, each Set-Cookie apart', async () => {

@@ -13,9 +13,11 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { IncomingMessage } from 'node:http';
+import type { RequestEvent } from '../../src/broker/events.js';
 import { BROKER_ENV } from '../../src/broker/env.js';
 import { DEFAULT_METRICS_HOST, DEFAULT_SHUTDOWN_DELAY_MS, SERVE_ENV, serve, type RunningBroker } from '../../broker/src/serve.js';
-import { LOG_LEVELS, createLog } from '../../broker/src/logs.js';
+import { LOG_LEVELS, createLog, logRequest } from '../../broker/src/logs.js';
 import { startSessionCheck } from './bin-support.js';
 import { startRedis, type RunningRedis } from './redis-server.js';
 import { APP_ORIGIN, readBody, startServer, type LocalServer } from './support.js';
@@ -384,6 +386,24 @@ describe('bioid-broker serve: logs', () => {
       assert.strictEqual(line.cookie, '[redacted]');
       assert.strictEqual(line.headers.authorization, '[redacted]');
       assert.strictEqual(line.query.code, 'kept');
+    }
+  });
+
+  it('the request line made without pino (writeLine) is the line pino makes from the same fields, byte for byte', () => {
+    const written: string[] = [];
+    const { log, writeLine } = createLog('info', (line) => void written.push(line));
+    const events: RequestEvent[] = [
+      { type: 'request', outcome: 'token', status: 200, durationMs: 0.123456 },
+      { type: 'request', outcome: 'preflight', status: 204, durationMs: 12 },
+    ];
+    for (const event of events) {
+      for (const req of [{ method: 'GET', headers: { 'x-request-id': 'lb-7f3a9c' } }, { method: 'OPTIONS', headers: {} }, undefined]) {
+        const context = req ? { req: req as unknown as IncomingMessage } : undefined;
+        logRequest(log, event, context, writeLine);
+        logRequest(log, event, context);
+        const [fast, viaPino] = written.splice(0).map((line) => line.replace(/"time":"[^"]+"/, '"time":"T"'));
+        assert.strictEqual(fast, viaPino);
+      }
     }
   });
 
