@@ -46,19 +46,19 @@ const READER_FAILURES = ['workstation-offline', 'local-service-unreachable', 'lo
  * `bio-result`'s `detail.result` is a `VerifyResult`, not `unknown`, under `strict`.
  */
 export interface BioOperationElement<R> {
-  addEventListener<K extends keyof BioEventMapOf<R>>(
-    type: K,
-    listener: (this: this, event: BioEventMapOf<R>[K]) => unknown,
-    options?: boolean | AddEventListenerOptions,
-  ): void;
-  addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;
-  removeEventListener<K extends keyof BioEventMapOf<R>>(
-    type: K,
-    listener: (this: this, event: BioEventMapOf<R>[K]) => unknown,
-    options?: boolean | EventListenerOptions,
-  ): void;
-  removeEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | EventListenerOptions): void;
+  addEventListener: TypedListeners<R, this, AddEventListenerOptions>;
+  removeEventListener: TypedListeners<R, this, EventListenerOptions>;
 }
+
+/** addEventListener's or removeEventListener's overloads: the `bio-*` events typed, any other as the DOM has it. */
+type TypedListeners<R, Element, Options> = {
+  <K extends keyof BioEventMapOf<R>>(
+    type: K,
+    listener: (this: Element, event: BioEventMapOf<R>[K]) => unknown,
+    options?: boolean | Options,
+  ): void;
+  (type: string, listener: EventListenerOrEventListenerObject, options?: boolean | Options): void;
+};
 
 /**
  * What `bio-enroll`, `bio-verify`, `bio-search` and `bio-enrolled` share: the button, `start()`, the
