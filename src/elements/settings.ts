@@ -260,7 +260,8 @@ export function readerFor(tag: string, s: Settings): FingerprintReader {
   if (!middlewareUrl) {
     throw new BioIDError('config', `<${tag}>: middleware-url (the biometrics middleware's address) is required.`);
   }
-  const config = { ...settingsFor(READER_OPTIONS, s), middlewareUrl, localServiceUrl: localServiceUrlOf(tag, s) };
+  // getToken reaches the reader as the token source below (tokenSourceFor), never as a setting of its own.
+  const config = { ...settingsFor(READER_OPTIONS, s), getToken: undefined, middlewareUrl, localServiceUrl: localServiceUrlOf(tag, s) };
   return readerFrom(config, `<${tag}>`, tokenSourceFor(tag, s));
 }
 

@@ -184,6 +184,14 @@ describe('operation elements: failures become bio-error and visible text, never 
     expect(net.callsTo(TOKEN_PATH)).to.have.length(0);
   });
 
+  it('a getToken property that is not a function is not a token source: token-endpoint gives the token', async () => {
+    const el = await fixture<BioVerify>(`<bio-verify ${ATTRS} subject-id="alice"></bio-verify>`);
+    const stray = { get: async () => 'stray-token', refresh: async () => 'stray-token' };
+    (el as unknown as { getToken: unknown }).getToken = stray;
+    await el.start();
+    expect(net.callsTo(`${MIDDLEWARE}/orchestrator/verify`)[0]!.headers.get('authorization')).to.equal('Bearer token-1');
+  });
+
   it('an unreachable local service is local-service-unreachable with advice', async () => {
     net.on('GET', `${LOCAL}/status`, refuse);
     const el = await fixture<BioVerify>(`<bio-verify ${ATTRS} subject-id="alice"></bio-verify>`);
