@@ -143,8 +143,9 @@ class FingerprintReaderImpl implements FingerprintReader {
     const { localServiceUrl } = this.parts.localService;
     if ((await loopbackPermission())?.state === 'denied') throw blockedError(localServiceUrl);
     connectLocalService(); // an operation the page started: the status watchers may ask from now on too
-    const status = await fetchStatus(this.parts.localService, signal);
-    return pickTarget(status, localServiceUrl);
+    // What the reader's status watch heard lately, so an element's click sends the dispatch alone: the
+    // page-wide watch an element starts on the first sign of intent (a fetchImpl of its own has its own).
+    return this.watcher().knownTarget() ?? pickTarget(await fetchStatus(this.parts.localService, signal), localServiceUrl);
   }
 
   async enroll(o: CaptureOptions): Promise<EnrollResult> {

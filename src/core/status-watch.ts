@@ -109,6 +109,8 @@ export class StatusWatcher {
   private readonly listeners = new Set<StatusListener>();
   private last: ReaderStatus | undefined;
   private lastKey = '';
+  /** When a status was last heard, changed or not (Date.now()). */
+  private heardAt = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private inflight: AbortController | undefined;
   private failures = 0;
@@ -327,7 +329,19 @@ export class StatusWatcher {
     return Math.min(this.intervalMs * 2 ** Math.min(this.failures, 16), Math.max(MAX_BACKOFF_MS, this.intervalMs));
   }
 
+  /**
+   * The target of the last status, when it was ready and was heard within one and a half intervals (the
+   * next poll was due by then): a reader dispatches to it without a /status request of its own (spec 9.2:
+   * this watcher's polling is the discovery). Else undefined.
+   */
+  knownTarget(): Pin | undefined {
+    const { last } = this;
+    if (last?.state === 'ready' && Date.now() - this.heardAt <= this.intervalMs * 1.5)
+      return { workstationId: last.workstationId!, deviceId: last.deviceId! };
+  }
+
   private emit(status: ReaderStatus): void {
+    this.heardAt = Date.now();
     const key = JSON.stringify([status.state, status.workstationId, status.deviceId, status.devices]);
     if (key === this.lastKey) return; // only changes are reported
     this.lastKey = key;

@@ -36,6 +36,8 @@ export interface Summary {
 }
 
 const PHASES: ReaderPhase[] = ['token', 'locating', 'dispatched'];
+/** How long after the last sign of intent the page-wide status watch keeps locating the reader. */
+const LOCATING_MS = 60_000;
 const NO_TARGET = { workstationId: '', deviceId: '' };
 
 /** Failures that report the state of the reader or its workstation: they hold only until the status watch reports it ready again. */
@@ -103,31 +105,46 @@ export abstract class BioOperationElement<R> extends BioElement {
   private running: Promise<R> | undefined;
   private controller: AbortController | undefined;
   private unwatch: (() => void) | undefined;
+  /** The page-wide status watch that locates the reader for a while after a sign of intent (warm), so the click need not. */
+  private locating: (() => void) | undefined;
+  private locatingEnds: ReturnType<typeof setTimeout> | undefined;
   private warmedAt = -Infinity;
 
   constructor() {
     super();
     this.view = { kind: 'idle', step: 0 };
-    // The first sign of intent gets the token ready, so the click sends the dispatch alone.
-    for (const intent of ['pointerenter', 'focusin', 'touchstart'])
-      this.addEventListener(intent, () => this.warmToken(), { passive: true });
+    // The first sign of intent readies the token and the reader, so the click sends the dispatch alone.
+    for (const intent of ['pointerenter', 'focusin', 'touchstart']) this.addEventListener(intent, () => this.warm(), { passive: true });
   }
 
   /**
-   * Asks for the token through the page's single flight: a valid token is the cached one (no request), so
-   * the broker is still called once per token life, and never on a page whose elements nobody approaches.
-   * A refusal is not cached, so one try per ten seconds at most; the click reports any failure.
+   * Readies what the click needs, so that it sends the dispatch alone. The token, asked for through the
+   * page's single flight: a valid token is the cached one (no request), so the broker is still called once
+   * per token life, and never on a page whose elements nobody approaches; a refusal is not cached, so one
+   * try per ten seconds at most. And the reader, located by the page-wide status watch for a minute after
+   * the last sign of intent (spec 9.2: the watch's polling is the discovery; a pin polls nothing): the
+   * watch polls only while someone may be about to click. The click reports any failure.
    */
-  private warmToken(): void {
+  private warm(): void {
     if (this.view.kind === 'running' || performance.now() - this.warmedAt < 10_000) return;
     this.warmedAt = performance.now();
     try {
-      tokenSourceFor(this.localName, this.settings())
+      const settings = this.settings();
+      this.locating ??= watchReaderStatus(statusOptionsFor(this.localName, settings), () => undefined);
+      clearTimeout(this.locatingEnds);
+      this.locatingEnds = setTimeout(() => this.stopLocating(), LOCATING_MS);
+      tokenSourceFor(this.localName, settings)
         .get()
         .catch(() => {});
     } catch {
-      // Settings that cannot give a token: the click says what is wrong.
+      // Settings that cannot give a token or a watch: the click says what is wrong.
     }
+  }
+
+  private stopLocating(): void {
+    clearTimeout(this.locatingEnds);
+    this.locating?.();
+    this.locating = undefined;
   }
 
   /** Runs the operation; resolves with the middleware's answer, rejects (after `bio-error`) with the error whose code it carries. */
@@ -224,6 +241,7 @@ export abstract class BioOperationElement<R> extends BioElement {
   override disconnectedCallback(): void {
     super.disconnectedCallback();
     this.followStatus();
+    this.stopLocating();
     this.controller?.abort(new BioIDError('aborted', `<${this.localName}> was removed from the page.`, { retryable: false }));
   }
 

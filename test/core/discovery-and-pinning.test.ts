@@ -22,6 +22,45 @@ describe('discovery through the local hardware service (spec 4.3, 9.2)', () => {
     });
   });
 
+  it('spec 9.2: a reader whose status watch heard a ready reader lately dispatches to it without a /status of its own', async () => {
+    const clock = installFakeClock();
+    try {
+      const net = standardNetwork();
+      const { reader } = readerOver(net);
+      const stop = reader.watchStatus(() => {});
+      await clock.tickAsync(0);
+      assert.strictEqual(net.callsTo(`${LOCAL}/status`).length, 1);
+      await reader.verify({ subjectId: 'alice' });
+      assert.strictEqual(net.callsTo(`${LOCAL}/status`).length, 1, "the watch's poll was the discovery");
+      assert.deepInclude(net.callsTo(`${MW}/orchestrator/verify`)[0]!.body, { workstationId: 'ws-7', deviceId: 'dev-1' });
+      stop();
+      await reader.verify({ subjectId: 'alice' });
+      assert.strictEqual(net.callsTo(`${LOCAL}/status`).length, 2, 'a watch that stopped knows nothing: the reader asks');
+    } finally {
+      clock.uninstall();
+    }
+  });
+
+  it('spec 9.2: a status heard more than one and a half intervals ago is not used: the reader asks /status itself', async () => {
+    const clock = installFakeClock();
+    try {
+      let answered = 0;
+      const net = standardNetwork().on('GET', `${LOCAL}/status`, (call) => (answered++ === 0 ? json(STATUS) : hang(call)));
+      const { reader } = readerOver(net);
+      reader.watchStatus(() => {});
+      await clock.tickAsync(4_400); // heard at 0; the poll due at 3000 hangs
+      const statusCalls = net.callsTo(`${LOCAL}/status`).length;
+      await clock.tickAsync(200);
+      const verified = reader.verify({ subjectId: 'alice' });
+      await clock.tickAsync(0);
+      assert.strictEqual(net.callsTo(`${LOCAL}/status`).length, statusCalls + 1, 'the reader asked for itself');
+      reader.close();
+      await verified.catch(() => {});
+    } finally {
+      clock.uninstall();
+    }
+  });
+
   it('spec 2.1: the local service defaults to http://localhost:18065; readerServiceUrl changes it for bio.reader', async () => {
     const net = standardNetwork().on('GET', 'http://127.0.0.1:9999/status', () => json({ ...STATUS, workstationId: 'other' }));
     const bio = new BioID({ middlewareUrl: MW, fetchImpl: net.fetch, auth: { type: 'tokenProvider', getToken: async () => 't' } });

@@ -1,14 +1,21 @@
 /**
  * The first click sends the dispatch alone: an operation element gets its token ready on the first sign of
- * intent (the pointer enters it, it gets focus, a touch starts), through the page's single flight. The
- * broker is still called once per token life, and never on a page whose elements nobody approaches.
+ * intent (the pointer enters it, it gets focus, a touch starts), through the page's single flight, and an
+ * element that is not pinned has the page-wide status watch locate the reader from then on (spec 9.2), for
+ * a minute after the last sign. The broker is still called once per token life, and never on a page whose
+ * elements nobody approaches; nothing polls /status on a page nobody approaches either.
  */
 import { expect, fixture, waitUntil } from '@open-wc/testing';
 import '../../src/elements/index.js';
 import type { BioVerify } from '../../src/elements/index.js';
-import { ATTRS, MIDDLEWARE, TOKEN_PATH, installNetwork, restoreNetwork } from './network.js';
+import { installFakeClock } from '../support/fake-clock.js';
+import { ATTRS, LOCAL, MIDDLEWARE, TOKEN_PATH, installNetwork, restoreNetwork } from './network.js';
 
 const PINNED = `${ATTRS} workstation-id="ws-7" device-id="dev-1" subject-id="alice"`;
+const UNPINNED = `${ATTRS} subject-id="alice"`;
+const STATUS_URL = `${LOCAL}/status`;
+const VERIFY_URL = `${MIDDLEWARE}/orchestrator/verify`;
+const click = (el: BioVerify) => el.shadowRoot!.querySelector<HTMLButtonElement>('button[part="button"]')!.click();
 
 describe('the first click sends the dispatch alone', () => {
   afterEach(restoreNetwork);
@@ -21,11 +28,70 @@ describe('the first click sends the dispatch alone', () => {
       await waitUntil(() => net.callsTo(TOKEN_PATH).length === 1, 'the token is asked for on intent');
       await new Promise((resolve) => setTimeout(resolve, 0));
       const before = net.calls.length;
-      el.shadowRoot!.querySelector<HTMLButtonElement>('button[part="button"]')!.click();
-      await waitUntil(() => net.callsTo(`${MIDDLEWARE}/orchestrator/verify`).length === 1);
-      expect(net.calls.slice(before).map((call) => call.url)).to.deep.equal([`${MIDDLEWARE}/orchestrator/verify`]);
+      click(el);
+      await waitUntil(() => net.callsTo(VERIFY_URL).length === 1);
+      expect(net.calls.slice(before).map((call) => call.url)).to.deep.equal([VERIFY_URL]);
+    });
+
+    it(`spec 9.2: after ${intent}, an element that is not pinned dispatches to the reader the status watch located`, async () => {
+      const net = installNetwork();
+      const el = await fixture<BioVerify>(`<bio-verify ${UNPINNED}></bio-verify>`);
+      el.dispatchEvent(new Event(intent, { bubbles: intent !== 'pointerenter', composed: true }));
+      await waitUntil(
+        () => net.callsTo(TOKEN_PATH).length === 1 && net.callsTo(STATUS_URL).length === 1,
+        'token and reader readied on intent',
+      );
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      const before = net.calls.length;
+      click(el);
+      await waitUntil(() => net.callsTo(VERIFY_URL).length === 1);
+      expect(net.calls.slice(before).map((call) => call.url)).to.deep.equal([VERIFY_URL]);
+      expect(net.callsTo(VERIFY_URL)[0].body).to.include({ workstationId: 'ws-7', deviceId: 'dev-1', subjectId: 'alice' });
     });
   }
+
+  it('spec 9.2: the watch stops locating a minute after the last sign of intent; a later click asks /status itself', async () => {
+    const clock = installFakeClock();
+    try {
+      const net = installNetwork();
+      const el = await fixture<BioVerify>(`<bio-verify ${UNPINNED}></bio-verify>`);
+      await clock.tickAsync(10_000);
+      expect(net.callsTo(STATUS_URL), 'nothing polls before anyone approaches').to.have.length(0);
+      el.dispatchEvent(new Event('pointerenter'));
+      await clock.tickAsync(59_000);
+      const polls = net.callsTo(STATUS_URL).length;
+      expect(polls, 'the watch polls while someone may click').to.be.greaterThan(10);
+      await clock.tickAsync(2_000);
+      const last = net.callsTo(STATUS_URL).length;
+      expect(last, 'a poll due as the minute ends, at most').to.be.at.most(polls + 1);
+      await clock.tickAsync(30_000);
+      expect(net.callsTo(STATUS_URL), 'the watch has stopped').to.have.length(last);
+      const before = net.calls.length;
+      click(el);
+      await clock.tickAsync(0);
+      await waitUntil(() => net.callsTo(VERIFY_URL).length === 1);
+      expect(net.calls.slice(before).map((call) => call.url)).to.deep.equal([STATUS_URL, VERIFY_URL]);
+    } finally {
+      clock.uninstall();
+    }
+  });
+
+  it('the locating watch ends when the element leaves the page', async () => {
+    const clock = installFakeClock();
+    try {
+      const net = installNetwork();
+      const el = await fixture<BioVerify>(`<bio-verify ${UNPINNED}></bio-verify>`);
+      el.dispatchEvent(new Event('focusin'));
+      await clock.tickAsync(3_000);
+      el.remove();
+      const polls = net.callsTo(STATUS_URL).length;
+      expect(polls).to.be.greaterThan(0);
+      await clock.tickAsync(30_000);
+      expect(net.callsTo(STATUS_URL)).to.have.length(polls);
+    } finally {
+      clock.uninstall();
+    }
+  });
 
   it('a page whose elements nobody approaches calls the broker 0 times; many intents call it once per token life', async () => {
     const net = installNetwork();
