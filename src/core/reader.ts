@@ -128,8 +128,8 @@ export interface ReaderParts {
 }
 
 class FingerprintReaderImpl implements FingerprintReader {
-  private readonly lifetime = new AbortController();
-  private readonly unwatches = new Set<() => void>();
+  readonly #lifetime = new AbortController();
+  readonly #unwatches = new Set<() => void>();
 
   constructor(private readonly parts: ReaderParts) {}
 
@@ -148,18 +148,18 @@ class FingerprintReaderImpl implements FingerprintReader {
   }
 
   async enroll(o: CaptureOptions): Promise<EnrollResult> {
-    return this.dispatch('enroll', { subjectId: subjectOf(o, 'enroll') }, o);
+    return this.#dispatch('enroll', { subjectId: subjectOf(o, 'enroll') }, o);
   }
 
   async verify(o: CaptureOptions): Promise<VerifyResult> {
-    const body = await this.dispatch<VerifyResult>('verify', { subjectId: subjectOf(o, 'verify') }, o);
+    const body = await this.#dispatch<VerifyResult>('verify', { subjectId: subjectOf(o, 'verify') }, o);
     // The one field every caller acts on: a match must be a real boolean, never a truthy string.
     if (typeof body.match !== 'boolean') throw unexpected('verify', 'match is not a boolean');
     return body;
   }
 
   async search(o: SearchOptions = {}): Promise<SearchResult> {
-    const body = await this.dispatch<SearchResult>('search', {}, o ?? {});
+    const body = await this.#dispatch<SearchResult>('search', {}, o ?? {});
     if (body.candidates !== undefined && !Array.isArray(body.candidates)) throw unexpected('search', 'candidates is not a list');
     return body;
   }
@@ -185,30 +185,30 @@ class FingerprintReaderImpl implements FingerprintReader {
 
   watchStatus(listener: (s: ReaderStatus) => void): () => void {
     if (typeof listener !== 'function') throw new BioIDError('config', 'watchStatus(listener): listener must be a function.');
-    if (this.lifetime.signal.aborted) return () => {};
-    const stop = this.watcher().watch(listener);
+    if (this.#lifetime.signal.aborted) return () => {};
+    const stop = this.#watcher().watch(listener);
     const unwatch = () => {
-      this.unwatches.delete(unwatch);
+      this.#unwatches.delete(unwatch);
       stop();
     };
-    this.unwatches.add(unwatch);
+    this.#unwatches.add(unwatch);
     return unwatch;
   }
 
   /** The reader's status watcher: the page-wide one of its local service, or its own (a pin or a fetchImpl of its own). */
-  private statusWatcher: StatusWatcher | undefined;
-  private watcher(): StatusWatcher {
+  #statusWatcher: StatusWatcher | undefined;
+  #watcher(): StatusWatcher {
     const { localService, pin, statusIntervalMs } = this.parts;
-    return (this.statusWatcher ??= statusWatcher(localService, pin, statusIntervalMs));
+    return (this.#statusWatcher ??= statusWatcher(localService, pin, statusIntervalMs));
   }
 
   close(): void {
-    this.lifetime.abort();
-    for (const unwatch of [...this.unwatches]) unwatch();
+    this.#lifetime.abort();
+    for (const unwatch of [...this.#unwatches]) unwatch();
   }
 
   /** Token, target, then the orchestrator (spec 9.1: never the local service), each phase reported. */
-  private async dispatch<T>(operation: 'enroll' | 'verify' | 'search', fields: Record<string, string>, o: SearchOptions): Promise<T> {
+  async #dispatch<T>(operation: 'enroll' | 'verify' | 'search', fields: Record<string, string>, o: SearchOptions): Promise<T> {
     // The caller's options are read as own properties only (a polluted Object.prototype adds none).
     const agentId = own(o, 'agentId');
     if (agentId !== undefined && (typeof agentId !== 'string' || agentId === '')) {
@@ -237,7 +237,7 @@ class FingerprintReaderImpl implements FingerprintReader {
 
   /** The caller's signal combined with the reader's own lifetime (close() aborts everything). */
   private signalFor(callerSignal: AbortSignal | undefined): AbortSignal {
-    if (this.lifetime.signal.aborted) {
+    if (this.#lifetime.signal.aborted) {
       throw new BioIDError('aborted', 'This reader was closed; create a new one.', { retryable: false });
     }
     if (callerSignal !== undefined && !(callerSignal instanceof AbortSignal)) {
@@ -245,7 +245,7 @@ class FingerprintReaderImpl implements FingerprintReader {
     }
     // A signal of its own per operation, even without a caller's: listeners of one operation then never
     // pile up on the reader's long-lived signal (no MaxListenersExceededWarning with many at once).
-    return AbortSignal.any(callerSignal ? [this.lifetime.signal, callerSignal] : [this.lifetime.signal]);
+    return AbortSignal.any(callerSignal ? [this.#lifetime.signal, callerSignal] : [this.#lifetime.signal]);
   }
 }
 

@@ -34,8 +34,8 @@ interface Held {
 }
 
 export class TokenCache {
-  private held: Held | undefined;
-  private inflight: Promise<string> | undefined;
+  #held: Held | undefined;
+  #inflight: Promise<string> | undefined;
 
   constructor(
     /** Fetches a token; after a 401, `refused` is the token the middleware refused (the broker client tells its broker). */
@@ -45,53 +45,53 @@ export class TokenCache {
 
   /** The cached token if it is still fresh, else a fetched one (shared with concurrent callers). */
   get(): Promise<string> {
-    const held = this.held;
+    const held = this.#held;
     if (held && this.now() < held.expiresAt) return Promise.resolve(held.value);
-    return this.fetch();
+    return this.#fetch();
   }
 
   /** After a 401 for `stale`: a fresh token, reusing one that already replaced `stale`. */
   refresh(stale: string): Promise<string> {
-    if (this.inflight) return this.inflight;
-    const held = this.held;
+    if (this.#inflight) return this.#inflight;
+    const held = this.#held;
     if (held && held.value !== stale && this.now() < held.expiresAt) return Promise.resolve(held.value);
     this.drop(stale);
-    return this.fetch(stale);
+    return this.#fetch(stale);
   }
 
   /** Forgets `refused` if it is the cached token: a token the middleware refused is never handed out again (spec 5.3). */
   drop(refused: string): void {
-    if (this.held?.value === refused) this.held = undefined;
+    if (this.#held?.value === refused) this.#held = undefined;
   }
 
   /** Seconds of life left in the cached token (what a broker reports as expires_in), or undefined. */
   remainingSeconds(): number | undefined {
-    const held = this.held;
+    const held = this.#held;
     if (!held || !Number.isFinite(held.expiresAt)) return undefined;
     return Math.max(0, Math.floor((held.expiresAt - this.now()) / 1000));
   }
 
   /** Forgets the cached token (sign-out, configuration change); a fetch under way still answers its callers but is not kept. */
   clear(): void {
-    this.held = undefined;
-    this.inflight = undefined;
+    this.#held = undefined;
+    this.#inflight = undefined;
   }
 
-  private fetch(refused?: string): Promise<string> {
-    if (!this.inflight) {
+  #fetch(refused?: string): Promise<string> {
+    if (!this.#inflight) {
       const flight = this.obtain(refused)
         .then((issued) => {
           const expiresAt = issued.expiresIn === undefined ? Infinity : this.now() + cacheLifetimeMs(issued.expiresIn);
           // Only the flight still current may store its token; a cleared cache is not refilled by a stale flight.
-          if (this.inflight === flight) this.held = { value: issued.accessToken, expiresAt };
+          if (this.#inflight === flight) this.#held = { value: issued.accessToken, expiresAt };
           return issued.accessToken;
         })
         .finally(() => {
-          if (this.inflight === flight) this.inflight = undefined;
+          if (this.#inflight === flight) this.#inflight = undefined;
         });
-      this.inflight = flight;
+      this.#inflight = flight;
     }
-    return this.inflight;
+    return this.#inflight;
   }
 }
 

@@ -34,15 +34,15 @@ export class BioReaderStatus extends BioElement {
   declare status: ReaderStatus | undefined;
   declare protected failure: BioErrorDetail | undefined;
 
-  private unwatch: (() => void) | undefined;
-  private stale = true;
-  private unlisten: (() => void) | undefined;
+  #unwatch: (() => void) | undefined;
+  #stale = true;
+  #unlisten: (() => void) | undefined;
 
   override connectedCallback(): void {
     super.connectedCallback();
-    this.stale = true;
-    this.unlisten = onPageConfigChange(() => {
-      this.stale = true;
+    this.#stale = true;
+    this.#unlisten = onPageConfigChange(() => {
+      this.#stale = true;
       this.requestUpdate();
     });
     if (this.hasUpdated) this.requestUpdate();
@@ -50,35 +50,35 @@ export class BioReaderStatus extends BioElement {
 
   override disconnectedCallback(): void {
     super.disconnectedCallback();
-    this.unlisten?.();
-    this.stop();
+    this.#unlisten?.();
+    this.#stop();
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
     const configChanged = WATCHED_SETTINGS.some((name) => changed.has(name));
     // (Re)start watching here, not in updated(): status set synchronously now needs no second render.
-    if (this.isConnected && (this.stale || configChanged)) this.restart();
+    if (this.isConnected && (this.#stale || configChanged)) this.#restart();
   }
 
-  private restart(): void {
-    this.stale = false;
-    this.stop();
+  #restart(): void {
+    this.#stale = false;
+    this.#stop();
     this.failure = undefined;
     this.status = undefined;
     try {
-      this.unwatch = watchReaderStatus(statusOptionsFor(this.localName, this.settings()), (status) => this.report(status));
+      this.#unwatch = watchReaderStatus(statusOptionsFor(this.localName, this.settings()), (status) => this.#report(status));
     } catch (error) {
       this.failure = errorDetail('status', asBioIDError(error));
       this.emit('bio-error', this.failure);
     }
   }
 
-  private stop(): void {
-    this.unwatch?.();
-    this.unwatch = undefined;
+  #stop(): void {
+    this.#unwatch?.();
+    this.#unwatch = undefined;
   }
 
-  private report(status: ReaderStatus): void {
+  #report(status: ReaderStatus): void {
     if (!this.isConnected) return;
     this.status = status;
     const { state, pinned, workstationId, deviceId } = status;

@@ -22,18 +22,18 @@ export type Params = Record<string, string | number>;
 type Host = ReactiveControllerHost & HTMLElement & { strings?: Partial<Translation> | undefined };
 
 export class LocalizeController implements ReactiveController {
-  private unfollow: (() => void) | undefined;
+  #unfollow: (() => void) | undefined;
 
   constructor(private readonly host: Host) {
     host.addController(this);
   }
 
   hostConnected(): void {
-    this.unfollow = followLang(this.host);
+    this.#unfollow = followLang(this.host);
   }
 
   hostDisconnected(): void {
-    this.unfollow?.();
+    this.#unfollow?.();
   }
 
   /** The language in effect for the host now. */
