@@ -125,8 +125,7 @@ export function untilAborted<T>(promise: Promise<T>, signal?: AbortSignal): Prom
   });
 }
 
-const abortError = (signal: AbortSignal) =>
-  new BioIDError('aborted', 'The operation was aborted.', { cause: signal.reason, retryable: false });
+const abortError = (signal: AbortSignal) => new BioIDError('aborted', 'The operation was aborted.', { cause: signal.reason });
 
 /**
  * True in a browser page or a browser worker, where a client secret would be visible to anyone

@@ -238,7 +238,7 @@ class FingerprintReaderImpl implements FingerprintReader {
   /** The caller's signal combined with the reader's own lifetime (close() aborts everything). */
   private signalFor(callerSignal: AbortSignal | undefined): AbortSignal {
     if (this.#lifetime.signal.aborted) {
-      throw new BioIDError('aborted', 'This reader was closed; create a new one.', { retryable: false });
+      throw new BioIDError('aborted', 'This reader was closed; create a new one.');
     }
     if (callerSignal !== undefined && !(callerSignal instanceof AbortSignal)) {
       throw new BioIDError('config', 'signal must be an AbortSignal.');
@@ -267,7 +267,7 @@ function subjectOf(o: unknown, operation: string): string {
 }
 
 const unexpected = (operation: string, what: string) =>
-  new BioIDError('bad-response', `The middleware's ${operation} answer is not as expected: ${what}.`, { retryable: false });
+  new BioIDError('bad-response', `The middleware's ${operation} answer is not as expected: ${what}.`);
 
 /** Spec 2.3, one table: every option of a reader, its check and its default. The pin is read apart (a TypeError). */
 /** What a reader takes: the key list, the unknown-key check and each value's validation (the elements pass on the settings named here). */

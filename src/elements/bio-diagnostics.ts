@@ -69,7 +69,7 @@ export class BioDiagnostics extends BioElement {
       (error: unknown) => {
         this.#loading = undefined;
         const e = asBioIDError(error);
-        const failure = e instanceof BioIDError ? e : new BioIDError('config', messageOf(e), { cause: e, retryable: false });
+        const failure = e instanceof BioIDError ? e : new BioIDError('config', messageOf(e), { cause: e });
         this.failure = failure.message;
         this.emit('bio-error', errorDetail('diagnostics', failure));
         throw failure;

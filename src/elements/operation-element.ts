@@ -161,11 +161,11 @@ export abstract class BioOperationElement<R> extends BioElement {
   async #run(): Promise<R> {
     const operation = this.operation;
     if (!this.isConnected) {
-      throw new BioIDError('aborted', `<${this.localName}> is not in the document.`, { retryable: false });
+      throw new BioIDError('aborted', `<${this.localName}> is not in the document.`);
     }
     if (!this.emit('bio-start', { operation })) {
       this.view = { kind: 'idle', step: 0 };
-      throw new BioIDError('aborted', `<${this.localName}>: bio-start was cancelled.`, { retryable: false });
+      throw new BioIDError('aborted', `<${this.localName}>: bio-start was cancelled.`);
     }
     const controller = new AbortController();
     this.#controller = controller;
@@ -224,7 +224,7 @@ export abstract class BioOperationElement<R> extends BioElement {
   override disconnectedCallback(): void {
     super.disconnectedCallback();
     this.#followStatus();
-    this.#controller?.abort(new BioIDError('aborted', `<${this.localName}> was removed from the page.`, { retryable: false }));
+    this.#controller?.abort(new BioIDError('aborted', `<${this.localName}> was removed from the page.`));
   }
 
   protected override updated(changed: PropertyValues): void {
