@@ -23,7 +23,6 @@ import {
   type IdpClientCredentialsAuth,
 } from './config.js';
 import { BioIDError } from './errors.js';
-import { tokenEndpoint } from './exchange.js';
 import type { FetchLike } from './http.js';
 import type { MiddlewareContext } from './middleware.js';
 import { newReader, type FingerprintReader } from './reader.js';
@@ -111,7 +110,7 @@ export class BioIDCore {
         throw new BioIDError('config', 'integratorId is required when auth.type is "idpClientCredentials" (spec 5.4).');
       }
       const client = { ...auth, type: 'idpClientCredentials' as const } as IdpClientCredentialsAuth & { issuerUrl: string };
-      tokenEndpoint(client.issuerUrl, client.realm); // fails now, not on first use, when no realm is known
+      // Builds the token endpoint now, so a missing realm fails here, not on first use.
       return idpClientCredentialsSource(client, { fetchImpl, timeoutMs: this.timeoutMs });
     }
     requireObject(value, 'auth (tokenProvider or idpClientCredentials)');
