@@ -89,11 +89,8 @@ export function watchReaderStatus(options: StatusWatchOptions, listener: StatusL
   if (typeof listener !== 'function') throw new BioIDError('config', 'watchReaderStatus(options, listener): listener must be a function.');
   const pin = readPin(options, 'watchReaderStatus');
   const o = readOptions(options, WATCH_OPTIONS, 'watchReaderStatus(options)', 'watchReaderStatus: ');
-  return statusWatcher(
-    { localServiceUrl: o.localServiceUrl, fetchImpl: o.fetchImpl, timeoutMs: o.timeoutMs },
-    pin,
-    o.statusIntervalMs,
-  ).watch(listener);
+  // The options read are the local service's context too (localServiceUrl, fetchImpl, timeoutMs).
+  return statusWatcher(o, pin, o.statusIntervalMs).watch(listener);
 }
 
 /** The page-wide watcher of one local service (a pin or a fetchImpl of its own gets a watcher of its own). */
