@@ -158,8 +158,9 @@ class FingerprintReaderImpl implements FingerprintReader {
     return body;
   }
 
-  async search(o: SearchOptions = {}): Promise<SearchResult> {
-    const body = await this.#dispatch<SearchResult>('search', {}, o ?? {});
+  async search(o?: SearchOptions): Promise<SearchResult> {
+    // No options (undefined or null) read as none: #dispatch reads each through own().
+    const body = await this.#dispatch<SearchResult>('search', {}, o);
     if (body.candidates !== undefined && !Array.isArray(body.candidates)) throw unexpected('search', 'candidates is not a list');
     return body;
   }
@@ -177,7 +178,7 @@ class FingerprintReaderImpl implements FingerprintReader {
     return body;
   }
 
-  async testCapture(o: { signal?: AbortSignal } = {}): Promise<TestCaptureResult> {
+  async testCapture(o?: { signal?: AbortSignal }): Promise<TestCaptureResult> {
     const signal = this.signalFor(own(o, 'signal') as AbortSignal | undefined);
     const { deviceId } = await this.target({ signal });
     return testCapture(this.parts.localService, deviceId, signal);
@@ -208,7 +209,7 @@ class FingerprintReaderImpl implements FingerprintReader {
   }
 
   /** Token, target, then the orchestrator (spec 9.1: never the local service), each phase reported. */
-  async #dispatch<T>(operation: 'enroll' | 'verify' | 'search', fields: Record<string, string>, o: SearchOptions): Promise<T> {
+  async #dispatch<T>(operation: 'enroll' | 'verify' | 'search', fields: Record<string, string>, o: SearchOptions | undefined): Promise<T> {
     // The caller's options are read as own properties only (a polluted Object.prototype adds none).
     const agentId = own(o, 'agentId');
     if (agentId !== undefined && (typeof agentId !== 'string' || agentId === '')) {

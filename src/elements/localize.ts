@@ -44,7 +44,7 @@ export class LocalizeController implements ReactiveController {
   /** The string `key` in the host's language, `{name}` placeholders filled from `params` as plain text. */
   term(key: StringKey, params?: Params): string {
     const lang = this.lang();
-    const primary = lang.toLowerCase().split('-')[0] ?? 'en';
+    const primary = lang.toLowerCase().split('-')[0];
     // Own properties only: a polluted Object.prototype must not put words into the page.
     const pageStrings = own(pageConfig(), 'strings');
     const page = own(pageStrings, lang) ?? own(pageStrings, primary);
