@@ -88,7 +88,7 @@ async function callGetToken(getToken: string | (() => string | Promise<string>),
       throw new ReaderAuthError(`getToken failed: ${scrubServerText(messageOf(error))}`, {
         cause: error,
         retryable: error instanceof BioIDError ? error.retryable : false,
-        ...(error instanceof BioIDError && error.status !== undefined ? { status: error.status } : {}),
+        status: error instanceof BioIDError ? error.status : undefined,
       });
     }
   }
