@@ -293,7 +293,7 @@ export class StatusWatcher {
       try {
         deviceId = pickTarget(status, this.ctx.localServiceUrl).deviceId;
       } catch {
-        deviceId = undefined;
+        // No connected device with a usable id: deviceId stays undefined.
       }
       next = deviceId
         ? { state: 'ready', pinned: false, workstationId: status.workstationId, deviceId, devices: status.devices }
