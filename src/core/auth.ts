@@ -61,6 +61,19 @@ export function idpClientCredentialsSource(
   return cachedTokenSource(new TokenCache(() => exchangeToken(endpoint, form, options)));
 }
 
+/**
+ * The token source of a `getToken` option: a `TokenSource` with its waits bounded by `timeoutMs` (spec 8),
+ * or a function (and, where `orToken`, the token itself) through tokenProviderSource. Undefined for
+ * anything else: the caller says what it takes.
+ */
+export function getTokenSource(getToken: unknown, timeoutMs: number, orToken = false): TokenSource | undefined {
+  if (isTokenSource(getToken)) return boundedSource(getToken, timeoutMs);
+  if (typeof getToken === 'function' || (orToken && typeof getToken === 'string' && getToken !== '')) {
+    return tokenProviderSource(getToken as string | (() => string | Promise<string>), timeoutMs);
+  }
+  return undefined;
+}
+
 /** True for a `TokenSource` (from `brokerTokenSource`), which a reader or BioID takes in place of a getToken function. */
 export function isTokenSource(value: unknown): value is TokenSource {
   const source = value as Partial<TokenSource> | null;

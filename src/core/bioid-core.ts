@@ -5,7 +5,7 @@
  * tag exposes this class as `window.BioIDSDK.BioID`: confirming a verification in a browser proves
  * nothing, so the page does not carry that code (`BioID` of `bioid-sdk` adds it, bioid.ts).
  */
-import { boundedSource, idpClientCredentialsSource, isBrowserLike, isTokenSource, tokenProviderSource } from './auth.js';
+import { getTokenSource, idpClientCredentialsSource, isBrowserLike } from './auth.js';
 import type { TokenSource } from './token-source.js';
 import {
   DEFAULT_READER_SERVICE_URL,
@@ -87,14 +87,14 @@ export class BioIDCore {
     const type = (value as { type?: unknown } | null)?.type;
     if (type === 'tokenProvider') {
       const auth = readOptions(value, TOKEN_PROVIDER_OPTIONS, 'auth (tokenProvider)');
-      if (isTokenSource(auth.getToken)) return boundedSource(auth.getToken, this.timeoutMs);
-      if (typeof auth.getToken !== 'function') {
+      const tokens = getTokenSource(auth.getToken, this.timeoutMs);
+      if (!tokens) {
         throw new BioIDError(
           'config',
           'auth.getToken is required: a function resolving to a middleware access token from your token broker, or brokerTokenSource(url).',
         );
       }
-      return tokenProviderSource(auth.getToken as () => Promise<string>, this.timeoutMs);
+      return tokens;
     }
     if (type === 'idpClientCredentials') {
       const auth = readOptions(value, IDP_OPTIONS, 'auth (idpClientCredentials)', 'auth.');

@@ -4,7 +4,7 @@
  * then sends the capture to the middleware's orchestrator, reporting each phase through `onPhase`.
  * `bio.reader`, `createFingerprintReader` and the elements all run this one class.
  */
-import { boundedSource, isTokenSource, tokenProviderSource } from './auth.js';
+import { getTokenSource, isTokenSource } from './auth.js';
 import type { TokenSource } from './token-source.js';
 import {
   DEFAULT_READER_SERVICE_URL,
@@ -295,20 +295,15 @@ export function createFingerprintReader(config: FingerprintReaderConfig): Finger
 export function readerFrom(config: unknown, where: string, tokens?: TokenSource): FingerprintReader {
   const pin = readPin(config, where);
   const c = readOptions(config, READER_OPTIONS, `${where}(config)`, `${where}: `);
-  const getToken = c.getToken;
-  if (isTokenSource(getToken)) return newReader(c, c.localServiceUrl, boundedSource(getToken, c.timeoutMs), pin);
-  if (!tokens && typeof getToken !== 'function' && (typeof getToken !== 'string' || getToken === '')) {
+  // A token source given as getToken is used as it is; else the elements' `tokens` replace getToken.
+  const source = isTokenSource(c.getToken) || !tokens ? getTokenSource(c.getToken, c.timeoutMs, true) : tokens;
+  if (!source) {
     throw new BioIDError(
       'config',
       `${where}: getToken is required: a function resolving to a middleware access token (from your token broker), the token itself, or brokerTokenSource(url).`,
     );
   }
-  return newReader(
-    c,
-    c.localServiceUrl,
-    tokens ?? tokenProviderSource(getToken as string | (() => string | Promise<string>), c.timeoutMs),
-    pin,
-  );
+  return newReader(c, c.localServiceUrl, source, pin);
 }
 
 /** A reader from options already read (by `readerFrom` or `BioID`): nothing is validated twice. */
