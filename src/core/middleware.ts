@@ -6,7 +6,7 @@
 import type { TokenSource } from './token-source.js';
 import { isJsonObject } from './config.js';
 import { BioIDError, WORKSTATION_OFFLINE_TEXT, sentence } from './errors.js';
-import { describeReply, joinPath, send, type FetchLike, type Reply } from './http.js';
+import { describeReply, joinPath, notJsonObject, send, type FetchLike, type Reply } from './http.js';
 
 export interface MiddlewareContext {
   middlewareUrl: string;
@@ -54,7 +54,7 @@ export async function callMiddleware(ctx: MiddlewareContext, call: MiddlewareCal
   if (!isJsonObject(reply.json)) {
     throw new BioIDError(
       'bad-response',
-      `The middleware at ${url} answered HTTP ${reply.status} with ${reply.html ? 'an HTML page (a login page or a proxy?)' : reply.text.trim() ? 'a body that is not a JSON object' : 'an empty body'}; check middlewareUrl.`,
+      `The middleware at ${url} answered HTTP ${reply.status} with ${notJsonObject(reply)}; check middlewareUrl.`,
       { status: reply.status },
     );
   }

@@ -4,7 +4,7 @@
  */
 import { isJsonObject } from './config.js';
 import { ReaderAuthError, scrubServerText, sentence, type Secrets } from './errors.js';
-import { describeReply, type Reply } from './http.js';
+import { describeReply, notJsonObject, type Reply } from './http.js';
 import type { IssuedToken } from './token-cache.js';
 
 /**
@@ -18,7 +18,7 @@ export function parseTokenResponse(reply: Reply, source: string): Required<Issue
   const body = reply.json;
   if (!isJsonObject(body)) {
     throw new ReaderAuthError(
-      `${source} answered HTTP ${reply.status} with ${reply.html ? 'an HTML page' : 'a body that is not a JSON object'}; expected { access_token, expires_in }.`,
+      `${source} answered HTTP ${reply.status} with ${notJsonObject(reply)}; expected { access_token, expires_in }.`,
       { status: reply.status },
     );
   }
