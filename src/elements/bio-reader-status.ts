@@ -1,4 +1,5 @@
 import { html, nothing, type PropertyValues, type TemplateResult } from 'lit';
+import { own } from '../core/config.js';
 import { BioIDError } from '../core/errors.js';
 import { connectLocalService, watchReaderStatus, type ReaderState, type ReaderStatus } from '../core/status-watch.js';
 import { BioElement } from './bio-element.js';
@@ -100,7 +101,7 @@ export class BioReaderStatus extends BioElement {
       <div part="base" class="base">
         <div class="row">
           <span part="indicator" class="dot ${state}"></span>
-          <p part="state" class="status" role="status">${term(failure ? 'config' : STATE_TEXT[state as ReaderState])}</p>
+          <p part="state" class="status" role="status">${term(failure ? 'config' : ((own(STATE_TEXT, state) ?? state) as StringKey))}</p>
         </div>
         ${
           status?.workstationId
@@ -133,15 +134,16 @@ export class BioReaderStatus extends BioElement {
   }
 }
 
-const STATE_TEXT: Record<ReaderState, StringKey> = {
+/**
+ * The string of each state whose name is not a string key itself; the others (ready, no-device, prompt,
+ * pinned) are their own keys. A new state is a string key or needs an entry here: the type says which.
+ * Read through own(): a polluted Object.prototype names no string.
+ */
+const STATE_TEXT: Record<Exclude<ReaderState, StringKey>, StringKey> = {
   checking: 'locating',
-  ready: 'ready',
-  'no-device': 'no-device',
   unreachable: 'local-service-unreachable',
-  prompt: 'prompt',
   blocked: 'local-network-blocked',
   error: 'status-error',
-  pinned: 'pinned',
 };
 
 /** What to do, by state. */
