@@ -54,7 +54,7 @@ export function loadRarePart(file: string, kit: object): Promise<unknown> {
         throw new BioIDError(
           'config',
           `${url} did not load (${messageOf(error)}). This file comes with bioid-elements.js and must sit next to it, from the same version: copy it there. Served from another origin, it needs the header Access-Control-Allow-Origin.`,
-          { cause: error, retryable: false },
+          { cause: error },
         );
       });
     parts.set(url, part);

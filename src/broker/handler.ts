@@ -12,7 +12,7 @@
  */
 import { BioIDError } from '../core/errors.js';
 import { clientCredentialsForm, exchangeToken, tokenExchangeForm } from '../core/exchange.js';
-import { TokenCache, hashToken, type IssuedToken } from '../core/token-cache.js';
+import { TimedTokenCache, hashToken, type IssuedToken } from '../core/token-cache.js';
 import { corsHeaders, preflightAnswer, type HeaderRecord } from './cors.js';
 import type { BrokerContext } from './context.js';
 import { resolveBrokerOptions, type TokenBrokerOptions } from './options.js';
@@ -177,7 +177,7 @@ export function createBrokerCore(options: TokenBrokerOptions): BrokerCore {
   };
   const machineToken = () => timed('client_credentials', clientCredentialsForm(client));
   const machineKey = tokenCacheKey(endpoint, client, 'client_credentials');
-  const shared = exchange ? undefined : new TokenCache(store ? () => store.obtain(machineKey, machineToken) : machineToken);
+  const shared = exchange ? undefined : new TimedTokenCache(store ? () => store.obtain(machineKey, machineToken) : machineToken);
   const userToken = (subjectToken: string): Promise<IssuedToken> => timed('token-exchange', tokenExchangeForm(client, subjectToken));
   const perUser = exchange
     ? new UserTokens(

@@ -17,13 +17,13 @@
  *  - when a user's subject token changes (an exchange of a new one issues a token for the same `sub`), the
  *    entries of that user's earlier subject tokens are dropped at once.
  */
-import { TokenCache, hashToken, type IssuedToken } from '../core/token-cache.js';
+import { TimedTokenCache, hashToken, type IssuedToken, type TokenCache } from '../core/token-cache.js';
 
 export const DEFAULT_MAX_REUSE_MS = 60_000;
 
 /** One end user's cache. */
 class Entry {
-  readonly cache: TokenCache;
+  readonly cache: TimedTokenCache;
   /** The subject token for the exchange in flight; cleared when it settles. */
   subjectToken: string | undefined;
   /** Requests currently waiting on this entry; a busy entry is never evicted. */
@@ -34,7 +34,7 @@ class Entry {
   stored = false;
 
   constructor(exchange: (subjectToken: string) => Promise<IssuedToken>) {
-    this.cache = new TokenCache(() => {
+    this.cache = new TimedTokenCache(() => {
       const token = this.subjectToken;
       if (token === undefined) return Promise.reject(new Error('no subject token for this exchange'));
       return exchange(token).finally(() => {

@@ -61,6 +61,19 @@ export function idpClientCredentialsSource(
   return cachedTokenSource(new TokenCache(() => exchangeToken(endpoint, form, options)));
 }
 
+/**
+ * The token source of a `getToken` option: a `TokenSource` with its waits bounded by `timeoutMs` (spec 8),
+ * or a function (and, where `orToken`, the token itself) through tokenProviderSource. Undefined for
+ * anything else: the caller says what it takes.
+ */
+export function getTokenSource(getToken: unknown, timeoutMs: number, orToken = false): TokenSource | undefined {
+  if (isTokenSource(getToken)) return boundedSource(getToken, timeoutMs);
+  if (typeof getToken === 'function' || (orToken && typeof getToken === 'string' && getToken !== '')) {
+    return tokenProviderSource(getToken as string | (() => string | Promise<string>), timeoutMs);
+  }
+  return undefined;
+}
+
 /** True for a `TokenSource` (from `brokerTokenSource`), which a reader or BioID takes in place of a getToken function. */
 export function isTokenSource(value: unknown): value is TokenSource {
   const source = value as Partial<TokenSource> | null;
@@ -88,7 +101,7 @@ async function callGetToken(getToken: string | (() => string | Promise<string>),
       throw new ReaderAuthError(`getToken failed: ${scrubServerText(messageOf(error))}`, {
         cause: error,
         retryable: error instanceof BioIDError ? error.retryable : false,
-        ...(error instanceof BioIDError && error.status !== undefined ? { status: error.status } : {}),
+        status: error instanceof BioIDError ? error.status : undefined,
       });
     }
   }
@@ -125,8 +138,7 @@ export function untilAborted<T>(promise: Promise<T>, signal?: AbortSignal): Prom
   });
 }
 
-const abortError = (signal: AbortSignal) =>
-  new BioIDError('aborted', 'The operation was aborted.', { cause: signal.reason, retryable: false });
+const abortError = (signal: AbortSignal) => new BioIDError('aborted', 'The operation was aborted.', { cause: signal.reason });
 
 /**
  * True in a browser page or a browser worker, where a client secret would be visible to anyone

@@ -5,7 +5,7 @@
  * tag exposes this class as `window.BioIDSDK.BioID`: confirming a verification in a browser proves
  * nothing, so the page does not carry that code (`BioID` of `bioid-sdk` adds it, bioid.ts).
  */
-import { boundedSource, idpClientCredentialsSource, isBrowserLike, isTokenSource, tokenProviderSource } from './auth.js';
+import { getTokenSource, idpClientCredentialsSource, isBrowserLike } from './auth.js';
 import type { TokenSource } from './token-source.js';
 import {
   DEFAULT_READER_SERVICE_URL,
@@ -23,7 +23,6 @@ import {
   type IdpClientCredentialsAuth,
 } from './config.js';
 import { BioIDError } from './errors.js';
-import { tokenEndpoint } from './exchange.js';
 import type { FetchLike } from './http.js';
 import type { MiddlewareContext } from './middleware.js';
 import { newReader, type FingerprintReader } from './reader.js';
@@ -88,14 +87,14 @@ export class BioIDCore {
     const type = (value as { type?: unknown } | null)?.type;
     if (type === 'tokenProvider') {
       const auth = readOptions(value, TOKEN_PROVIDER_OPTIONS, 'auth (tokenProvider)');
-      if (isTokenSource(auth.getToken)) return boundedSource(auth.getToken, this.timeoutMs);
-      if (typeof auth.getToken !== 'function') {
+      const tokens = getTokenSource(auth.getToken, this.timeoutMs);
+      if (!tokens) {
         throw new BioIDError(
           'config',
           'auth.getToken is required: a function resolving to a middleware access token from your token broker, or brokerTokenSource(url).',
         );
       }
-      return tokenProviderSource(auth.getToken as () => Promise<string>, this.timeoutMs);
+      return tokens;
     }
     if (type === 'idpClientCredentials') {
       const auth = readOptions(value, IDP_OPTIONS, 'auth (idpClientCredentials)', 'auth.');
@@ -111,7 +110,7 @@ export class BioIDCore {
         throw new BioIDError('config', 'integratorId is required when auth.type is "idpClientCredentials" (spec 5.4).');
       }
       const client = { ...auth, type: 'idpClientCredentials' as const } as IdpClientCredentialsAuth & { issuerUrl: string };
-      tokenEndpoint(client.issuerUrl, client.realm); // fails now, not on first use, when no realm is known
+      // Builds the token endpoint now, so a missing realm fails here, not on first use.
       return idpClientCredentialsSource(client, { fetchImpl, timeoutMs: this.timeoutMs });
     }
     requireObject(value, 'auth (tokenProvider or idpClientCredentials)');

@@ -261,8 +261,8 @@ export interface Pin {
   deviceId: string;
 }
 
-/** A pin id not supplied: absent, null or empty. */
-const unsupplied = (value: unknown) => value === undefined || value === null || value === '';
+/** A value not supplied: absent, null or empty (a pin id; an element setting, settings.ts). */
+export const unsupplied = (value: unknown): value is undefined | null | '' => value === undefined || value === null || value === '';
 
 /**
  * Spec 9.3/9.4: both ids of `config` pin the target; exactly one is a programming error, thrown as the

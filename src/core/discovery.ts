@@ -67,7 +67,6 @@ export const blockedError = (url: string): BioIDError =>
   new BioIDError(
     'local-network-blocked',
     `The browser blocks this page from reaching the local hardware service at ${url}: allow local network access in the site settings, then reload.`,
-    { retryable: false },
   );
 
 export async function fetchStatus(ctx: LocalServiceContext, signal?: AbortSignal): Promise<LocalStatus> {
@@ -88,9 +87,6 @@ export function pickTarget(status: LocalStatus, localServiceUrl: string): { work
     throw new BioIDError(
       'local-service',
       `The local hardware service at ${localServiceUrl}/status named a device whose deviceId is not ${ID_RULE}.`,
-      {
-        retryable: false,
-      },
     );
   }
   return { workstationId: status.workstationId, deviceId: device.deviceId };
@@ -172,6 +168,6 @@ function malformed(reply: Reply, what: string): BioIDError {
   return new BioIDError(
     'local-service',
     `${sentence(`The local hardware service at ${reply.url} answered with an unexpected payload (${what}): ${describeReply(reply)}`)} Is something else listening on that port?`,
-    { status: reply.status, retryable: false },
+    { status: reply.status },
   );
 }

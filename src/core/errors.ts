@@ -52,6 +52,10 @@ export interface BioIDErrorOptions {
   cause?: unknown;
 }
 
+/**
+ * The codes retryable unless the error says otherwise; any other code is retryable only with a 5xx status.
+ * An error whose code and status already give the right answer leaves `retryable` out.
+ */
 const RETRYABLE_BY_DEFAULT: ReadonlySet<BioIDErrorCode> = new Set<BioIDErrorCode>([
   'timeout',
   'network',

@@ -238,6 +238,10 @@ export function describeReply(reply: Reply): string {
   return scrub(reply.text);
 }
 
+/** What a body that is not the JSON object expected is, for an error message: an HTML page, an empty body, or other text. */
+export const notJsonObject = (reply: Reply): string =>
+  reply.html || !reply.text.trim() ? describeReply(reply) : 'a body that is not a JSON object';
+
 /** Joins a base URL and a fixed path such as `orchestrator/verify` (no encoding: the path is ours). */
 export function joinPath(base: string, path: string): string {
   return `${base.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`;

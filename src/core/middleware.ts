@@ -6,7 +6,7 @@
 import type { TokenSource } from './token-source.js';
 import { isJsonObject } from './config.js';
 import { BioIDError, WORKSTATION_OFFLINE_TEXT, sentence } from './errors.js';
-import { describeReply, joinPath, send, type FetchLike, type Reply } from './http.js';
+import { describeReply, joinPath, notJsonObject, send, type FetchLike, type Reply } from './http.js';
 
 export interface MiddlewareContext {
   middlewareUrl: string;
@@ -54,8 +54,8 @@ export async function callMiddleware(ctx: MiddlewareContext, call: MiddlewareCal
   if (!isJsonObject(reply.json)) {
     throw new BioIDError(
       'bad-response',
-      `The middleware at ${url} answered HTTP ${reply.status} with ${reply.html ? 'an HTML page (a login page or a proxy?)' : reply.text.trim() ? 'a body that is not a JSON object' : 'an empty body'}; check middlewareUrl.`,
-      { status: reply.status, retryable: false },
+      `The middleware at ${url} answered HTTP ${reply.status} with ${notJsonObject(reply)}; check middlewareUrl.`,
+      { status: reply.status },
     );
   }
   // Answers pass through to callers, events and pages: one that echoes the bearer token is refused.
@@ -63,10 +63,7 @@ export async function callMiddleware(ctx: MiddlewareContext, call: MiddlewareCal
     throw new BioIDError(
       'bad-response',
       `The middleware at ${url} echoed the bearer token in its answer; it was refused so the token cannot reach the page.`,
-      {
-        status: reply.status,
-        retryable: false,
-      },
+      { status: reply.status },
     );
   }
   return reply.json;
@@ -101,25 +98,25 @@ export function middlewareError(reply: Reply): BioIDError {
     return new BioIDError(
       'workstation-offline',
       `${WORKSTATION_OFFLINE_TEXT} Start the workstation's companion application, or pin a workstation that is online.`,
-      { status, retryable: true },
+      { status },
     );
   }
   if (status === 401) {
     return new BioIDError(
       'unauthorized',
       `${where} rejected the bearer token twice (HTTP 401: ${said}); the token source keeps handing out tokens the middleware does not accept.`,
-      { status, retryable: false },
+      { status },
     );
   }
   if (status === 403) {
     return new BioIDError(
       'forbidden',
       `${where} refused the request (HTTP 403: ${said}); the integrator's token lacks permission for it.`,
-      { status, retryable: false },
+      { status },
     );
   }
   if (status === 404) {
-    return new BioIDError('not-found', sentence(`${where} answered HTTP 404: ${said}`), { status, retryable: false });
+    return new BioIDError('not-found', sentence(`${where} answered HTTP 404: ${said}`), { status });
   }
   return new BioIDError('middleware', sentence(`${where} answered HTTP ${status}: ${said}`), {
     status,

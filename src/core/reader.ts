@@ -4,7 +4,7 @@
  * then sends the capture to the middleware's orchestrator, reporting each phase through `onPhase`.
  * `bio.reader`, `createFingerprintReader` and the elements all run this one class.
  */
-import { boundedSource, isTokenSource, tokenProviderSource } from './auth.js';
+import { getTokenSource, isTokenSource } from './auth.js';
 import type { TokenSource } from './token-source.js';
 import {
   DEFAULT_READER_SERVICE_URL,
@@ -128,49 +128,54 @@ export interface ReaderParts {
 }
 
 class FingerprintReaderImpl implements FingerprintReader {
-  private readonly lifetime = new AbortController();
-  private readonly unwatches = new Set<() => void>();
+  readonly #lifetime = new AbortController();
+  readonly #unwatches = new Set<() => void>();
 
-  constructor(private readonly parts: ReaderParts) {}
+  readonly #parts: ReaderParts;
+
+  constructor(parts: ReaderParts) {
+    this.#parts = parts;
+  }
 
   get pinned(): boolean {
-    return this.parts.pin !== undefined;
+    return this.#parts.pin !== undefined;
   }
 
   async target(o: { signal?: AbortSignal } = {}): Promise<DispatchTarget> {
-    const signal = this.signalFor(own(o, 'signal') as AbortSignal | undefined);
-    if (this.parts.pin) return { ...this.parts.pin }; // spec 9.3: no discovery when pinned
-    const { localServiceUrl } = this.parts.localService;
+    const signal = this.#signalFor(own(o, 'signal') as AbortSignal | undefined);
+    if (this.#parts.pin) return { ...this.#parts.pin }; // spec 9.3: no discovery when pinned
+    const { localServiceUrl } = this.#parts.localService;
     if ((await loopbackPermission())?.state === 'denied') throw blockedError(localServiceUrl);
     connectLocalService(); // an operation the page started: the status watchers may ask from now on too
     // What the reader's status watch heard lately, so an element's click sends the dispatch alone: the
     // page-wide watch an element starts on the first sign of intent (a fetchImpl of its own has its own).
-    return this.watcher().knownTarget() ?? pickTarget(await fetchStatus(this.parts.localService, signal), localServiceUrl);
+    return this.#watcher().knownTarget() ?? pickTarget(await fetchStatus(this.#parts.localService, signal), localServiceUrl);
   }
 
   async enroll(o: CaptureOptions): Promise<EnrollResult> {
-    return this.dispatch('enroll', { subjectId: subjectOf(o, 'enroll') }, o);
+    return this.#dispatch('enroll', { subjectId: subjectOf(o, 'enroll') }, o);
   }
 
   async verify(o: CaptureOptions): Promise<VerifyResult> {
-    const body = await this.dispatch<VerifyResult>('verify', { subjectId: subjectOf(o, 'verify') }, o);
+    const body = await this.#dispatch<VerifyResult>('verify', { subjectId: subjectOf(o, 'verify') }, o);
     // The one field every caller acts on: a match must be a real boolean, never a truthy string.
     if (typeof body.match !== 'boolean') throw unexpected('verify', 'match is not a boolean');
     return body;
   }
 
-  async search(o: SearchOptions = {}): Promise<SearchResult> {
-    const body = await this.dispatch<SearchResult>('search', {}, o ?? {});
+  async search(o?: SearchOptions): Promise<SearchResult> {
+    // No options (undefined or null) read as none: #dispatch reads each through own().
+    const body = await this.#dispatch<SearchResult>('search', {}, o);
     if (body.candidates !== undefined && !Array.isArray(body.candidates)) throw unexpected('search', 'candidates is not a list');
     return body;
   }
 
   async fetchEnrolled(o: { subjectId: string } & OperationOptions): Promise<EnrolledRecords> {
     const subjectId = subjectOf(o, 'fetchEnrolled');
-    const signal = this.signalFor(own(o, 'signal') as AbortSignal | undefined);
+    const signal = this.#signalFor(own(o, 'signal') as AbortSignal | undefined);
     const onPhase = phaseListener(own(o, 'onPhase') as OperationOptions['onPhase']);
     onPhase('token');
-    const body = await callMiddleware(this.parts.middleware, {
+    const body = await callMiddleware(this.#parts.middleware, {
       method: 'GET',
       path: `biometrics/${encodeURIComponent(subjectId)}`,
       signal,
@@ -178,38 +183,38 @@ class FingerprintReaderImpl implements FingerprintReader {
     return body;
   }
 
-  async testCapture(o: { signal?: AbortSignal } = {}): Promise<TestCaptureResult> {
-    const signal = this.signalFor(own(o, 'signal') as AbortSignal | undefined);
+  async testCapture(o?: { signal?: AbortSignal }): Promise<TestCaptureResult> {
+    const signal = this.#signalFor(own(o, 'signal') as AbortSignal | undefined);
     const { deviceId } = await this.target({ signal });
-    return testCapture(this.parts.localService, deviceId, signal);
+    return testCapture(this.#parts.localService, deviceId, signal);
   }
 
   watchStatus(listener: (s: ReaderStatus) => void): () => void {
     if (typeof listener !== 'function') throw new BioIDError('config', 'watchStatus(listener): listener must be a function.');
-    if (this.lifetime.signal.aborted) return () => {};
-    const stop = this.watcher().watch(listener);
+    if (this.#lifetime.signal.aborted) return () => {};
+    const stop = this.#watcher().watch(listener);
     const unwatch = () => {
-      this.unwatches.delete(unwatch);
+      this.#unwatches.delete(unwatch);
       stop();
     };
-    this.unwatches.add(unwatch);
+    this.#unwatches.add(unwatch);
     return unwatch;
   }
 
   /** The reader's status watcher: the page-wide one of its local service, or its own (a pin or a fetchImpl of its own). */
-  private statusWatcher: StatusWatcher | undefined;
-  private watcher(): StatusWatcher {
-    const { localService, pin, statusIntervalMs } = this.parts;
-    return (this.statusWatcher ??= statusWatcher(localService, pin, statusIntervalMs));
+  #statusWatcher: StatusWatcher | undefined;
+  #watcher(): StatusWatcher {
+    const { localService, pin, statusIntervalMs } = this.#parts;
+    return (this.#statusWatcher ??= statusWatcher(localService, pin, statusIntervalMs));
   }
 
   close(): void {
-    this.lifetime.abort();
-    for (const unwatch of [...this.unwatches]) unwatch();
+    this.#lifetime.abort();
+    for (const unwatch of [...this.#unwatches]) unwatch();
   }
 
   /** Token, target, then the orchestrator (spec 9.1: never the local service), each phase reported. */
-  private async dispatch<T>(operation: 'enroll' | 'verify' | 'search', fields: Record<string, string>, o: SearchOptions): Promise<T> {
+  async #dispatch<T>(operation: 'enroll' | 'verify' | 'search', fields: Record<string, string>, o: SearchOptions | undefined): Promise<T> {
     // The caller's options are read as own properties only (a polluted Object.prototype adds none).
     const agentId = own(o, 'agentId');
     if (agentId !== undefined && (typeof agentId !== 'string' || agentId === '')) {
@@ -217,16 +222,16 @@ class FingerprintReaderImpl implements FingerprintReader {
     }
     const target = own(o, 'target');
     const given = target === undefined ? undefined : readPin(target, `${operation}: target`);
-    const signal = this.signalFor(own(o, 'signal') as AbortSignal | undefined);
+    const signal = this.#signalFor(own(o, 'signal') as AbortSignal | undefined);
     const onPhase = phaseListener(own(o, 'onPhase') as OperationOptions['onPhase']);
-    const { tokens } = this.parts.middleware;
+    const { tokens } = this.#parts.middleware;
     onPhase('token');
     // The token first: a signed-out user learns it before anyone is asked for a finger.
     await tokens.get(signal);
     onPhase('locating');
     const to = given ?? (await this.target({ signal }));
     onPhase('dispatched', to);
-    const body = await callMiddleware(this.parts.middleware, {
+    const body = await callMiddleware(this.#parts.middleware, {
       method: 'POST',
       path: `orchestrator/${operation}`,
       body: { ...to, ...fields, ...(agentId ? { agentId } : {}) },
@@ -237,16 +242,16 @@ class FingerprintReaderImpl implements FingerprintReader {
   }
 
   /** The caller's signal combined with the reader's own lifetime (close() aborts everything). */
-  private signalFor(callerSignal: AbortSignal | undefined): AbortSignal {
-    if (this.lifetime.signal.aborted) {
-      throw new BioIDError('aborted', 'This reader was closed; create a new one.', { retryable: false });
+  #signalFor(callerSignal: AbortSignal | undefined): AbortSignal {
+    if (this.#lifetime.signal.aborted) {
+      throw new BioIDError('aborted', 'This reader was closed; create a new one.');
     }
     if (callerSignal !== undefined && !(callerSignal instanceof AbortSignal)) {
       throw new BioIDError('config', 'signal must be an AbortSignal.');
     }
     // A signal of its own per operation, even without a caller's: listeners of one operation then never
     // pile up on the reader's long-lived signal (no MaxListenersExceededWarning with many at once).
-    return AbortSignal.any(callerSignal ? [this.lifetime.signal, callerSignal] : [this.lifetime.signal]);
+    return AbortSignal.any(callerSignal ? [this.#lifetime.signal, callerSignal] : [this.#lifetime.signal]);
   }
 }
 
@@ -268,7 +273,7 @@ function subjectOf(o: unknown, operation: string): string {
 }
 
 const unexpected = (operation: string, what: string) =>
-  new BioIDError('bad-response', `The middleware's ${operation} answer is not as expected: ${what}.`, { retryable: false });
+  new BioIDError('bad-response', `The middleware's ${operation} answer is not as expected: ${what}.`);
 
 /** Spec 2.3, one table: every option of a reader, its check and its default. The pin is read apart (a TypeError). */
 /** What a reader takes: the key list, the unknown-key check and each value's validation (the elements pass on the settings named here). */
@@ -295,20 +300,15 @@ export function createFingerprintReader(config: FingerprintReaderConfig): Finger
 export function readerFrom(config: unknown, where: string, tokens?: TokenSource): FingerprintReader {
   const pin = readPin(config, where);
   const c = readOptions(config, READER_OPTIONS, `${where}(config)`, `${where}: `);
-  const getToken = c.getToken;
-  if (isTokenSource(getToken)) return newReader(c, c.localServiceUrl, boundedSource(getToken, c.timeoutMs), pin);
-  if (!tokens && typeof getToken !== 'function' && (typeof getToken !== 'string' || getToken === '')) {
+  // A token source given as getToken is used as it is; else the elements' `tokens` replace getToken.
+  const source = isTokenSource(c.getToken) || !tokens ? getTokenSource(c.getToken, c.timeoutMs, true) : tokens;
+  if (!source) {
     throw new BioIDError(
       'config',
       `${where}: getToken is required: a function resolving to a middleware access token (from your token broker), the token itself, or brokerTokenSource(url).`,
     );
   }
-  return newReader(
-    c,
-    c.localServiceUrl,
-    tokens ?? tokenProviderSource(getToken as string | (() => string | Promise<string>), c.timeoutMs),
-    pin,
-  );
+  return newReader(c, c.localServiceUrl, source, pin);
 }
 
 /** A reader from options already read (by `readerFrom` or `BioID`): nothing is validated twice. */

@@ -89,11 +89,8 @@ export function watchReaderStatus(options: StatusWatchOptions, listener: StatusL
   if (typeof listener !== 'function') throw new BioIDError('config', 'watchReaderStatus(options, listener): listener must be a function.');
   const pin = readPin(options, 'watchReaderStatus');
   const o = readOptions(options, WATCH_OPTIONS, 'watchReaderStatus(options)', 'watchReaderStatus: ');
-  return statusWatcher(
-    { localServiceUrl: o.localServiceUrl, fetchImpl: o.fetchImpl, timeoutMs: o.timeoutMs },
-    pin,
-    o.statusIntervalMs,
-  ).watch(listener);
+  // The options read are the local service's context too (localServiceUrl, fetchImpl, timeoutMs).
+  return statusWatcher(o, pin, o.statusIntervalMs).watch(listener);
 }
 
 /** The page-wide watcher of one local service (a pin or a fetchImpl of its own gets a watcher of its own). */
@@ -106,29 +103,29 @@ export function statusWatcher(ctx: LocalServiceContext, pin: Pin | undefined, in
 }
 
 export class StatusWatcher {
-  private readonly listeners = new Set<StatusListener>();
-  private last: ReaderStatus | undefined;
-  private lastKey = '';
+  readonly #listeners = new Set<StatusListener>();
+  #last: ReaderStatus | undefined;
+  #lastKey = '';
   /** When a status was last heard, changed or not (Date.now()). */
-  private heardAt = 0;
-  private timer: ReturnType<typeof setTimeout> | undefined;
-  private inflight: AbortController | undefined;
-  private failures = 0;
+  #heardAt = 0;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #inflight: AbortController | undefined;
+  #failures = 0;
   /** The loopback permission; null where none applies, undefined until read. */
-  private permission: PermissionStatus | null | undefined;
+  #permission: PermissionStatus | null | undefined;
   /** Counts starts and stops: a permission read that outlived its start is dropped. */
-  private session = 0;
-  private readonly onVisibility = () => this.visibilityChanged();
+  #session = 0;
+  readonly #onVisibility = () => this.#visibilityChanged();
   /** Decides again what to do: on the permission's change, and on connectLocalService(). */
-  private readonly resume = () => this.proceed();
+  readonly #resume = () => this.#proceed();
   /** This tab's part in the election of the tabs' poller: aborted when it leaves (which releases a lock it holds). */
-  private election: AbortController | undefined;
-  private channel: BroadcastChannel | undefined;
-  private leading = false;
+  #election: AbortController | undefined;
+  #channel: BroadcastChannel | undefined;
+  #leading = false;
   /** Fires when the leader has been silent too long: a hung tab keeps its lock, so this tab takes it. */
-  private hang: ReturnType<typeof setTimeout> | undefined;
+  #hang: ReturnType<typeof setTimeout> | undefined;
   /** Takes the lock from a leader that has gone silent. */
-  private claim: (() => void) | undefined;
+  #claim: (() => void) | undefined;
 
   constructor(
     private readonly ctx: LocalServiceContext,
@@ -139,53 +136,53 @@ export class StatusWatcher {
   ) {}
 
   watch(listener: StatusListener): () => void {
-    this.listeners.add(listener);
+    this.#listeners.add(listener);
     // The current status at once, as the first listener's 'checking': an element that starts watching as
     // it renders shows it in that render, with no second one.
     if (this.pin) {
       // Spec 9.3: pinned ids are used unchanged; nothing to poll.
       callListener(listener, { state: 'pinned', pinned: true, ...this.pin });
-    } else if (this.listeners.size === 1) {
-      this.emit({ state: 'checking', pinned: false });
-      this.start();
-    } else if (this.last) {
-      callListener(listener, this.last);
+    } else if (this.#listeners.size === 1) {
+      this.#emit({ state: 'checking', pinned: false });
+      this.#start();
+    } else if (this.#last) {
+      callListener(listener, this.#last);
     }
     return () => {
-      this.listeners.delete(listener);
-      if (this.listeners.size === 0) this.stop();
+      this.#listeners.delete(listener);
+      if (this.#listeners.size === 0) this.#stop();
     };
   }
 
-  private start(): void {
-    document_()?.addEventListener('visibilitychange', this.onVisibility);
-    this.lastKey = '';
-    this.failures = 0;
-    const session = ++this.session;
+  #start(): void {
+    document_()?.addEventListener('visibilitychange', this.#onVisibility);
+    this.#lastKey = '';
+    this.#failures = 0;
+    const session = ++this.#session;
     void loopbackPermission().then((permission) => {
-      if (session !== this.session) return;
-      this.permission = permission ?? null;
-      permission?.addEventListener('change', this.resume);
-      this.proceed();
+      if (session !== this.#session) return;
+      this.#permission = permission ?? null;
+      permission?.addEventListener('change', this.#resume);
+      this.#proceed();
     });
   }
 
   /** Polls unless the permission says not to: 'denied' blocks, 'prompt' waits for connectLocalService(). */
-  private proceed(): void {
-    if (this.permission === undefined) return; // still reading it: start() goes on
-    const state = this.permission?.state;
-    waiting.delete(this.resume);
+  #proceed(): void {
+    if (this.#permission === undefined) return; // still reading it: start() goes on
+    const state = this.#permission?.state;
+    waiting.delete(this.#resume);
     if (state === 'denied' || (state === 'prompt' && !connected)) {
-      this.halt();
+      this.#halt();
       if (state === 'prompt') {
-        waiting.add(this.resume);
-        this.emit({ state, pinned: false });
+        waiting.add(this.#resume);
+        this.#emit({ state, pinned: false });
       } else {
-        this.emit({ state: 'blocked', pinned: false, message: blockedError(this.ctx.localServiceUrl).message });
+        this.#emit({ state: 'blocked', pinned: false, message: blockedError(this.ctx.localServiceUrl).message });
       }
-    } else if (!this.timer && !this.inflight && !isHidden()) {
-      if (this.last?.state === 'prompt' || this.last?.state === 'blocked') this.emit({ state: 'checking', pinned: false });
-      this.join();
+    } else if (!this.#timer && !this.#inflight && !isHidden()) {
+      if (this.#last?.state === 'prompt' || this.#last?.state === 'blocked') this.#emit({ state: 'checking', pinned: false });
+      this.#join();
     }
   }
 
@@ -196,21 +193,21 @@ export class StatusWatcher {
    * hides releases the lock, and the next tab polls at once. A tab never stops on the lock alone, so a
    * holder that is going away (or never posts) cannot leave it without a status.
    */
-  private join(): void {
-    if (this.election) return; // following, or leading already
-    void this.poll();
+  #join(): void {
+    if (this.#election) return; // following, or leading already
+    void this.#poll();
     const locks = typeof navigator === 'object' ? navigator.locks : undefined;
     if (!this.shared || !locks || typeof BroadcastChannel !== 'function' || !document_()) return;
     const name = `bioid-status ${this.ctx.localServiceUrl}`;
-    const election = (this.election = new AbortController());
-    const channel = (this.channel = new BroadcastChannel(name));
+    const election = (this.#election = new AbortController());
+    const channel = (this.#channel = new BroadcastChannel(name));
     channel.onmessage = ({ data }: MessageEvent<{ status?: { state?: unknown }; next?: unknown } | 'hello' | null>) => {
       if (data === 'hello') {
-        if (this.leading && this.last) channel.postMessage({ status: this.last, next: this.intervalMs });
-      } else if (!this.leading && typeof data?.status?.state === 'string') {
-        this.stopPolling();
-        this.emit(data.status as ReaderStatus);
-        this.awaitLeader(data.next);
+        if (this.#leading && this.#last) channel.postMessage({ status: this.#last, next: this.intervalMs });
+      } else if (!this.#leading && typeof data?.status?.state === 'string') {
+        this.#stopPolling();
+        this.#emit(data.status as ReaderStatus);
+        this.#awaitLeader(data.next);
       }
     };
     const lead = (lock: Lock | null) => {
@@ -220,9 +217,9 @@ export class StatusWatcher {
         channel.postMessage('hello');
         return void claim({ signal: election.signal });
       }
-      this.leading = true;
-      clearTimeout(this.hang);
-      if (!this.timer && !this.inflight) void this.poll();
+      this.#leading = true;
+      clearTimeout(this.#hang);
+      if (!this.#timer && !this.#inflight) void this.#poll();
       // Held until this tab leaves.
       return new Promise((resolve) => election.signal.addEventListener('abort', resolve));
     };
@@ -233,64 +230,64 @@ export class StatusWatcher {
         // as it started to in join().
         if ((error as Error | null)?.name !== 'AbortError') return;
         // Stolen by a tab that found this one silent: follow it.
-        this.leading = false;
+        this.#leading = false;
         void lead(null);
       });
-    this.claim = () => claim({ steal: true });
+    this.#claim = () => claim({ steal: true });
     claim({ ifAvailable: true });
   }
 
   /** `next`: the leader's word on its next poll, in ms; anything else counts as now. */
-  private awaitLeader(next: unknown): void {
-    clearTimeout(this.hang);
+  #awaitLeader(next: unknown): void {
+    clearTimeout(this.#hang);
     // The leader's next poll, plus a request's longest wait and one interval of grace.
-    this.hang = setTimeout(() => this.claim?.(), Math.max(0, Number(next) || 0) + this.ctx.timeoutMs + this.intervalMs);
+    this.#hang = setTimeout(() => this.#claim?.(), Math.max(0, Number(next) || 0) + this.ctx.timeoutMs + this.intervalMs);
   }
 
-  private leave(): void {
-    clearTimeout(this.hang);
-    this.election?.abort();
-    this.channel?.close();
-    this.election = this.channel = this.claim = undefined;
-    this.leading = false;
+  #leave(): void {
+    clearTimeout(this.#hang);
+    this.#election?.abort();
+    this.#channel?.close();
+    this.#election = this.#channel = this.#claim = undefined;
+    this.#leading = false;
   }
 
-  private halt(): void {
-    this.stopPolling();
-    this.leave();
+  #halt(): void {
+    this.#stopPolling();
+    this.#leave();
   }
 
-  private stopPolling(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    this.inflight?.abort();
-    this.inflight = undefined;
+  #stopPolling(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#inflight?.abort();
+    this.#inflight = undefined;
   }
 
-  private stop(): void {
-    document_()?.removeEventListener('visibilitychange', this.onVisibility);
-    this.session += 1;
-    this.permission?.removeEventListener('change', this.resume);
-    this.permission = undefined;
-    waiting.delete(this.resume);
-    this.halt();
-    this.last = undefined;
+  #stop(): void {
+    document_()?.removeEventListener('visibilitychange', this.#onVisibility);
+    this.#session += 1;
+    this.#permission?.removeEventListener('change', this.#resume);
+    this.#permission = undefined;
+    waiting.delete(this.#resume);
+    this.#halt();
+    this.#last = undefined;
   }
 
-  private visibilityChanged(): void {
+  #visibilityChanged(): void {
     if (isHidden()) {
-      clearTimeout(this.timer);
-      this.timer = undefined;
-      this.leave(); // a hidden tab neither polls nor leads: a visible one takes over
-    } else if (this.listeners.size > 0) {
-      this.proceed();
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+      this.#leave(); // a hidden tab neither polls nor leads: a visible one takes over
+    } else if (this.#listeners.size > 0) {
+      this.#proceed();
     }
   }
 
-  private async poll(): Promise<void> {
-    this.timer = undefined;
+  async #poll(): Promise<void> {
+    this.#timer = undefined;
     const controller = new AbortController();
-    this.inflight = controller;
+    this.#inflight = controller;
     let next: ReaderStatus;
     try {
       const status = await fetchStatus(this.ctx, controller.signal);
@@ -298,12 +295,12 @@ export class StatusWatcher {
       try {
         deviceId = pickTarget(status, this.ctx.localServiceUrl).deviceId;
       } catch {
-        deviceId = undefined;
+        // No connected device with a usable id: deviceId stays undefined.
       }
       next = deviceId
         ? { state: 'ready', pinned: false, workstationId: status.workstationId, deviceId, devices: status.devices }
         : { state: 'no-device', pinned: false, workstationId: status.workstationId, devices: status.devices };
-      this.failures = 0;
+      this.#failures = 0;
     } catch (error) {
       if (controller.signal.aborted) return; // stopped while waiting; nobody listens any more
       const unreachable = error instanceof BioIDError && error.code === 'local-service-unreachable';
@@ -312,21 +309,21 @@ export class StatusWatcher {
         pinned: false,
         message: messageOf(error),
       };
-      this.failures += 1;
+      this.#failures += 1;
     } finally {
-      if (this.inflight === controller) this.inflight = undefined;
+      if (this.#inflight === controller) this.#inflight = undefined;
     }
-    if (this.listeners.size === 0) return;
-    this.emit(next);
-    const delay = this.delay();
-    if (this.leading) this.channel?.postMessage({ status: next, next: delay });
-    if (!isHidden()) this.timer = setTimeout(() => void this.poll(), delay);
+    if (this.#listeners.size === 0) return;
+    this.#emit(next);
+    const delay = this.#delay();
+    if (this.#leading) this.#channel?.postMessage({ status: next, next: delay });
+    if (!isHidden()) this.#timer = setTimeout(() => void this.#poll(), delay);
   }
 
   /** The normal interval, doubled for each failure in a row up to MAX_BACKOFF_MS. */
-  private delay(): number {
-    if (this.failures === 0) return this.intervalMs;
-    return Math.min(this.intervalMs * 2 ** Math.min(this.failures, 16), Math.max(MAX_BACKOFF_MS, this.intervalMs));
+  #delay(): number {
+    if (this.#failures === 0) return this.intervalMs;
+    return Math.min(this.intervalMs * 2 ** Math.min(this.#failures, 16), Math.max(MAX_BACKOFF_MS, this.intervalMs));
   }
 
   /**
@@ -335,19 +332,19 @@ export class StatusWatcher {
    * this watcher's polling is the discovery). Else undefined.
    */
   knownTarget(): Pin | undefined {
-    const { last } = this;
-    if (last?.state === 'ready' && Date.now() - this.heardAt <= this.intervalMs * 1.5)
+    const last = this.#last;
+    if (last?.state === 'ready' && Date.now() - this.#heardAt <= this.intervalMs * 1.5)
       return { workstationId: last.workstationId!, deviceId: last.deviceId! };
   }
 
-  private emit(status: ReaderStatus): void {
-    this.heardAt = Date.now();
+  #emit(status: ReaderStatus): void {
+    this.#heardAt = Date.now();
     const key = JSON.stringify([status.state, status.workstationId, status.deviceId, status.devices]);
-    if (key === this.lastKey) return; // only changes are reported
-    this.lastKey = key;
-    this.last = status;
+    if (key === this.#lastKey) return; // only changes are reported
+    this.#lastKey = key;
+    this.#last = status;
     // A throwing listener must not stop the polling for the others.
-    for (const listener of [...this.listeners]) callListener(listener, status);
+    for (const listener of [...this.#listeners]) callListener(listener, status);
   }
 }
 

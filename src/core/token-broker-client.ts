@@ -9,7 +9,7 @@
 import { boundedSource, cachedTokenSource } from './auth.js';
 import type { TokenSource } from './token-source.js';
 import { DEFAULT_TIMEOUT_MS, isJsonObject, millisecondsOr, own, readOptions, requireEndpointUrl, requireHttpUrl } from './config.js';
-import { BioIDError, ReaderAuthError, messageOf, type TokenErrorCode } from './errors.js';
+import { BioIDError, ReaderAuthError, messageOf } from './errors.js';
 import { describeReply, isRedirect, send, type Reply } from './http.js';
 import { parseTokenResponse } from './token-response.js';
 import { TokenCache, hashToken, type IssuedToken } from './token-cache.js';
@@ -59,7 +59,6 @@ function bind(origin: string, endpoint: string): void {
     throw new BioIDError(
       'config',
       `The token from ${endpoint} is for the middleware at ${bound}, not ${origin}: nothing was sent. Point middleware-url at ${bound}.`,
-      { retryable: false },
     );
   }
 }
@@ -87,8 +86,9 @@ function brokerKey(endpoint: string): string {
   return protocol + host.replace(/\.(?=:|$)/, '') + path.toLowerCase().replace(/\/+/g, '/').replace(/\/$/, '');
 }
 
-const failure = (code: TokenErrorCode, message: string, reply?: Reply, retryable = code === 'broker-unavailable') =>
-  new ReaderAuthError(message, { code, retryable, ...(reply?.status ? { status: reply.status } : {}) });
+/** "Sign in again" or "the cookie was withheld": a status under 500, so not retryable (errors.ts). */
+const failure = (code: 'session-expired' | 'cookie-blocked', message: string, reply: Reply) =>
+  new ReaderAuthError(message, { code, status: reply.status || undefined });
 
 async function fetchBrokerToken(url: string, timeoutMs: number, refused?: string): Promise<IssuedToken> {
   const source = `The token broker at ${url}`;
@@ -115,7 +115,6 @@ async function fetchBrokerToken(url: string, timeoutMs: number, refused?: string
       'cookie-blocked',
       `${source} received no session cookie: the browser does not send cookies to a broker on another site (SameSite, third-party cookie blocking). Host the token broker on this page's site.`,
       reply,
-      false,
     );
   }
   // Nothing mounted at the URL (a typo, a route never added), or something that is no token broker (a
@@ -127,10 +126,7 @@ async function fetchBrokerToken(url: string, timeoutMs: number, refused?: string
     throw new BioIDError(
       'config',
       `No token broker answers at ${url} (HTTP ${reply.status}${reply.ok ? ', not JSON' : ''}): check token-endpoint.`,
-      {
-        status: reply.status,
-        retryable: false,
-      },
+      { status: reply.status },
     );
   }
   try {
@@ -156,10 +152,7 @@ function middlewareOf(reply: Reply, source: string): string | undefined {
   try {
     return new URL(requireHttpUrl(value, 'middleware_url')).origin;
   } catch {
-    throw new ReaderAuthError(`${source} answered a middleware_url that is not an absolute http(s) URL.`, {
-      code: 'broker-unavailable',
-      retryable: false,
-    });
+    throw new ReaderAuthError(`${source} answered a middleware_url that is not an absolute http(s) URL.`, { code: 'broker-unavailable' });
   }
 }
 

@@ -34,29 +34,30 @@ interface Held {
 }
 
 export class TokenCache {
-  private held: Held | undefined;
-  private inflight: Promise<string> | undefined;
+  /** The token handed out and until when (protected: TimedTokenCache reads its remaining life). */
+  protected held: Held | undefined;
+  #inflight: Promise<string> | undefined;
 
   constructor(
     /** Fetches a token; after a 401, `refused` is the token the middleware refused (the broker client tells its broker). */
     private readonly obtain: (refused?: string) => Promise<IssuedToken>,
-    private readonly now: () => number = Date.now,
+    protected readonly now: () => number = Date.now,
   ) {}
 
   /** The cached token if it is still fresh, else a fetched one (shared with concurrent callers). */
   get(): Promise<string> {
     const held = this.held;
     if (held && this.now() < held.expiresAt) return Promise.resolve(held.value);
-    return this.fetch();
+    return this.#fetch();
   }
 
   /** After a 401 for `stale`: a fresh token, reusing one that already replaced `stale`. */
   refresh(stale: string): Promise<string> {
-    if (this.inflight) return this.inflight;
+    if (this.#inflight) return this.#inflight;
     const held = this.held;
     if (held && held.value !== stale && this.now() < held.expiresAt) return Promise.resolve(held.value);
     this.drop(stale);
-    return this.fetch(stale);
+    return this.#fetch(stale);
   }
 
   /** Forgets `refused` if it is the cached token: a token the middleware refused is never handed out again (spec 5.3). */
@@ -64,34 +65,41 @@ export class TokenCache {
     if (this.held?.value === refused) this.held = undefined;
   }
 
+  /** Forgets the cached token (sign-out, configuration change); a fetch under way still answers its callers but is not kept. */
+  clear(): void {
+    this.held = undefined;
+    this.#inflight = undefined;
+  }
+
+  #fetch(refused?: string): Promise<string> {
+    if (!this.#inflight) {
+      const flight = this.obtain(refused)
+        .then((issued) => {
+          const expiresAt = issued.expiresIn === undefined ? Infinity : this.now() + cacheLifetimeMs(issued.expiresIn);
+          // Only the flight still current may store its token; a cleared cache is not refilled by a stale flight.
+          if (this.#inflight === flight) this.held = { value: issued.accessToken, expiresAt };
+          return issued.accessToken;
+        })
+        .finally(() => {
+          if (this.#inflight === flight) this.#inflight = undefined;
+        });
+      this.#inflight = flight;
+    }
+    return this.#inflight;
+  }
+}
+
+/**
+ * A TokenCache that also tells how long its token has left, for a token broker to report as its answers'
+ * expires_in (src/broker/handler.ts, user-tokens.ts). A class apart: the browser script's caches never
+ * report it, so the script does not carry it.
+ */
+export class TimedTokenCache extends TokenCache {
   /** Seconds of life left in the cached token (what a broker reports as expires_in), or undefined. */
   remainingSeconds(): number | undefined {
     const held = this.held;
     if (!held || !Number.isFinite(held.expiresAt)) return undefined;
     return Math.max(0, Math.floor((held.expiresAt - this.now()) / 1000));
-  }
-
-  /** Forgets the cached token (sign-out, configuration change); a fetch under way still answers its callers but is not kept. */
-  clear(): void {
-    this.held = undefined;
-    this.inflight = undefined;
-  }
-
-  private fetch(refused?: string): Promise<string> {
-    if (!this.inflight) {
-      const flight = this.obtain(refused)
-        .then((issued) => {
-          const expiresAt = issued.expiresIn === undefined ? Infinity : this.now() + cacheLifetimeMs(issued.expiresIn);
-          // Only the flight still current may store its token; a cleared cache is not refilled by a stale flight.
-          if (this.inflight === flight) this.held = { value: issued.accessToken, expiresAt };
-          return issued.accessToken;
-        })
-        .finally(() => {
-          if (this.inflight === flight) this.inflight = undefined;
-        });
-      this.inflight = flight;
-    }
-    return this.inflight;
   }
 }
 

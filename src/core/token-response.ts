@@ -4,7 +4,7 @@
  */
 import { isJsonObject } from './config.js';
 import { ReaderAuthError, scrubServerText, sentence, type Secrets } from './errors.js';
-import { describeReply, type Reply } from './http.js';
+import { describeReply, notJsonObject, type Reply } from './http.js';
 import type { IssuedToken } from './token-cache.js';
 
 /**
@@ -13,16 +13,13 @@ import type { IssuedToken } from './token-cache.js';
  */
 export function parseTokenResponse(reply: Reply, source: string): Required<IssuedToken> {
   if (!reply.ok) {
-    throw new ReaderAuthError(sentence(`${source} answered HTTP ${reply.status}: ${describeReply(reply)}`), {
-      status: reply.status,
-      retryable: reply.status >= 500,
-    });
+    throw new ReaderAuthError(sentence(`${source} answered HTTP ${reply.status}: ${describeReply(reply)}`), { status: reply.status });
   }
   const body = reply.json;
   if (!isJsonObject(body)) {
     throw new ReaderAuthError(
-      `${source} answered HTTP ${reply.status} with ${reply.html ? 'an HTML page' : 'a body that is not a JSON object'}; expected { access_token, expires_in }.`,
-      { status: reply.status, retryable: false },
+      `${source} answered HTTP ${reply.status} with ${notJsonObject(reply)}; expected { access_token, expires_in }.`,
+      { status: reply.status },
     );
   }
   const { access_token: accessToken, expires_in: expiresIn } = body;
@@ -30,16 +27,13 @@ export function parseTokenResponse(reply: Reply, source: string): Required<Issue
   if (!token) {
     throw new ReaderAuthError(
       `${source} answered without an access_token that can be sent in an HTTP header (a non-empty string without control characters).`,
-      {
-        status: reply.status,
-        retryable: false,
-      },
+      { status: reply.status },
     );
   }
   if (typeof expiresIn !== 'number' || !Number.isFinite(expiresIn) || expiresIn <= 0) {
     throw new ReaderAuthError(
       `${source} answered with an invalid expires_in (${describeValue(expiresIn, reply.secrets)}); expected a positive number of seconds.`,
-      { status: reply.status, retryable: false },
+      { status: reply.status },
     );
   }
   return { accessToken: token, expiresIn };

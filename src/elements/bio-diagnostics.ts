@@ -38,7 +38,7 @@ export class BioDiagnostics extends BioElement {
   declare protected panel: DiagnosticsPanel | undefined;
   /** Why the code did not load: its message, shown under the summary. */
   declare protected failure: string | undefined;
-  private loading: Promise<DiagnosticsPanel> | undefined;
+  #loading: Promise<DiagnosticsPanel> | undefined;
 
   override connectedCallback(): void {
     super.connectedCallback();
@@ -51,7 +51,7 @@ export class BioDiagnostics extends BioElement {
    * Rejects with a `config` BioIDError when the element's code does not load.
    */
   async start(): Promise<string> {
-    return (await this.load()).start();
+    return (await this.#load()).start();
   }
 
   /** The plain-text report that "copy report" copies; empty until the element's code has loaded. */
@@ -59,17 +59,17 @@ export class BioDiagnostics extends BioElement {
     return this.panel?.report ?? '';
   }
 
-  private load(): Promise<DiagnosticsPanel> {
+  #load(): Promise<DiagnosticsPanel> {
     // One load at a time; a failed one is not kept, so the next start() asks again.
-    return (this.loading ??= import('./diagnostics.js').then(
+    return (this.#loading ??= import('./diagnostics.js').then(
       ({ DiagnosticsPanel }) => {
         this.failure = undefined;
         return (this.panel ??= new DiagnosticsPanel({ element: this, settings: () => this.settings(), localize: this.localize }));
       },
       (error: unknown) => {
-        this.loading = undefined;
+        this.#loading = undefined;
         const e = asBioIDError(error);
-        const failure = e instanceof BioIDError ? e : new BioIDError('config', messageOf(e), { cause: e, retryable: false });
+        const failure = e instanceof BioIDError ? e : new BioIDError('config', messageOf(e), { cause: e });
         this.failure = failure.message;
         this.emit('bio-error', errorDetail('diagnostics', failure));
         throw failure;

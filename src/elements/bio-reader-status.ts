@@ -1,4 +1,5 @@
 import { html, nothing, type PropertyValues, type TemplateResult } from 'lit';
+import { own } from '../core/config.js';
 import { BioIDError } from '../core/errors.js';
 import { connectLocalService, watchReaderStatus, type ReaderState, type ReaderStatus } from '../core/status-watch.js';
 import { BioElement } from './bio-element.js';
@@ -34,15 +35,15 @@ export class BioReaderStatus extends BioElement {
   declare status: ReaderStatus | undefined;
   declare protected failure: BioErrorDetail | undefined;
 
-  private unwatch: (() => void) | undefined;
-  private stale = true;
-  private unlisten: (() => void) | undefined;
+  #unwatch: (() => void) | undefined;
+  #stale = true;
+  #unlisten: (() => void) | undefined;
 
   override connectedCallback(): void {
     super.connectedCallback();
-    this.stale = true;
-    this.unlisten = onPageConfigChange(() => {
-      this.stale = true;
+    this.#stale = true;
+    this.#unlisten = onPageConfigChange(() => {
+      this.#stale = true;
       this.requestUpdate();
     });
     if (this.hasUpdated) this.requestUpdate();
@@ -50,35 +51,35 @@ export class BioReaderStatus extends BioElement {
 
   override disconnectedCallback(): void {
     super.disconnectedCallback();
-    this.unlisten?.();
-    this.stop();
+    this.#unlisten?.();
+    this.#stop();
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
     const configChanged = WATCHED_SETTINGS.some((name) => changed.has(name));
     // (Re)start watching here, not in updated(): status set synchronously now needs no second render.
-    if (this.isConnected && (this.stale || configChanged)) this.restart();
+    if (this.isConnected && (this.#stale || configChanged)) this.#restart();
   }
 
-  private restart(): void {
-    this.stale = false;
-    this.stop();
+  #restart(): void {
+    this.#stale = false;
+    this.#stop();
     this.failure = undefined;
     this.status = undefined;
     try {
-      this.unwatch = watchReaderStatus(statusOptionsFor(this.localName, this.settings()), (status) => this.report(status));
+      this.#unwatch = watchReaderStatus(statusOptionsFor(this.localName, this.settings()), (status) => this.#report(status));
     } catch (error) {
       this.failure = errorDetail('status', asBioIDError(error));
       this.emit('bio-error', this.failure);
     }
   }
 
-  private stop(): void {
-    this.unwatch?.();
-    this.unwatch = undefined;
+  #stop(): void {
+    this.#unwatch?.();
+    this.#unwatch = undefined;
   }
 
-  private report(status: ReaderStatus): void {
+  #report(status: ReaderStatus): void {
     if (!this.isConnected) return;
     this.status = status;
     const { state, pinned, workstationId, deviceId } = status;
@@ -100,7 +101,7 @@ export class BioReaderStatus extends BioElement {
       <div part="base" class="base">
         <div class="row">
           <span part="indicator" class="dot ${state}"></span>
-          <p part="state" class="status" role="status">${term(failure ? 'config' : STATE_TEXT[state as ReaderState])}</p>
+          <p part="state" class="status" role="status">${term(failure ? 'config' : ((own(STATE_TEXT, state) ?? state) as StringKey))}</p>
         </div>
         ${
           status?.workstationId
@@ -133,15 +134,16 @@ export class BioReaderStatus extends BioElement {
   }
 }
 
-const STATE_TEXT: Record<ReaderState, StringKey> = {
+/**
+ * The string of each state whose name is not a string key itself; the others (ready, no-device, prompt,
+ * pinned) are their own keys. A new state is a string key or needs an entry here: the type says which.
+ * Read through own(): a polluted Object.prototype names no string.
+ */
+const STATE_TEXT: Record<Exclude<ReaderState, StringKey>, StringKey> = {
   checking: 'locating',
-  ready: 'ready',
-  'no-device': 'no-device',
   unreachable: 'local-service-unreachable',
-  prompt: 'prompt',
   blocked: 'local-network-blocked',
   error: 'status-error',
-  pinned: 'pinned',
 };
 
 /** What to do, by state. */

@@ -34,12 +34,12 @@ export class BioVerify extends SubjectMixin<VerifyResult>(BioOperationElement) {
   /** The form is invalid until a match. */
   declare required: boolean;
   protected readonly operation = 'verify' as const;
-  private readonly internals: ElementInternals;
+  readonly #internals: ElementInternals;
 
   constructor() {
     super();
     this.required = false;
-    this.internals = this.attachInternals();
+    this.#internals = this.attachInternals();
   }
 
   /** The verificationId after a match, else an empty string (what the form submits). */
@@ -48,22 +48,22 @@ export class BioVerify extends SubjectMixin<VerifyResult>(BioOperationElement) {
     return result?.match && typeof result.verificationId === 'string' ? result.verificationId : '';
   }
   get form(): HTMLFormElement | null {
-    return this.internals.form;
+    return this.#internals.form;
   }
   get validity(): ValidityState {
-    return this.internals.validity;
+    return this.#internals.validity;
   }
   get validationMessage(): string {
-    return this.internals.validationMessage;
+    return this.#internals.validationMessage;
   }
   get willValidate(): boolean {
-    return this.internals.willValidate;
+    return this.#internals.willValidate;
   }
   checkValidity(): boolean {
-    return this.internals.checkValidity();
+    return this.#internals.checkValidity();
   }
   reportValidity(): boolean {
-    return this.internals.reportValidity();
+    return this.#internals.reportValidity();
   }
 
   /** A form reset forgets the verification. */
@@ -89,12 +89,12 @@ export class BioVerify extends SubjectMixin<VerifyResult>(BioOperationElement) {
 
   protected override resultChanged(): void {
     const value = this.value;
-    this.internals.setFormValue(value || null);
+    this.#internals.setFormValue(value || null);
     const anchor = this.renderRoot?.querySelector?.('button') ?? undefined;
     if (this.required && !value) {
-      this.internals.setValidity({ valueMissing: true }, this.localize.term('required'), anchor);
+      this.#internals.setValidity({ valueMissing: true }, this.localize.term('required'), anchor);
     } else {
-      this.internals.setValidity({});
+      this.#internals.setValidity({});
     }
   }
 

@@ -82,7 +82,7 @@ export function emit<K extends keyof BioEventDetails>(target: HTMLElement, name:
  * built-in TypeError of half a pin as the configuration error it is. Anything else (a bug) stays itself.
  */
 export function asBioIDError(error: unknown): unknown {
-  if (error instanceof TypeError) return new BioIDError('config', error.message, { cause: error, retryable: false });
+  if (error instanceof TypeError) return new BioIDError('config', error.message, { cause: error });
   return error;
 }
 

@@ -22,18 +22,18 @@ export type Params = Record<string, string | number>;
 type Host = ReactiveControllerHost & HTMLElement & { strings?: Partial<Translation> | undefined };
 
 export class LocalizeController implements ReactiveController {
-  private unfollow: (() => void) | undefined;
+  #unfollow: (() => void) | undefined;
 
   constructor(private readonly host: Host) {
     host.addController(this);
   }
 
   hostConnected(): void {
-    this.unfollow = followLang(this.host);
+    this.#unfollow = followLang(this.host);
   }
 
   hostDisconnected(): void {
-    this.unfollow?.();
+    this.#unfollow?.();
   }
 
   /** The language in effect for the host now. */
@@ -44,7 +44,7 @@ export class LocalizeController implements ReactiveController {
   /** The string `key` in the host's language, `{name}` placeholders filled from `params` as plain text. */
   term(key: StringKey, params?: Params): string {
     const lang = this.lang();
-    const primary = lang.toLowerCase().split('-')[0] ?? 'en';
+    const primary = lang.toLowerCase().split('-')[0];
     // Own properties only: a polluted Object.prototype must not put words into the page.
     const pageStrings = own(pageConfig(), 'strings');
     const page = own(pageStrings, lang) ?? own(pageStrings, primary);

@@ -95,26 +95,26 @@ export abstract class BioOperationElement<R> extends BioElement {
   };
 
   /** Where login-url's link points (checked as the operation starts); shown only under `session-expired`. */
-  private loginLink: string | undefined;
+  #loginLink: string | undefined;
 
   declare protected view: View;
   declare protected failure: BioErrorDetail | undefined;
   declare protected result: R | undefined;
 
   protected abstract readonly operation: Exclude<BioOperation, 'status' | 'diagnostics'>;
-  private running: Promise<R> | undefined;
-  private controller: AbortController | undefined;
-  private unwatch: (() => void) | undefined;
-  /** The page-wide status watch that locates the reader for a while after a sign of intent (warm), so the click need not. */
-  private locating: (() => void) | undefined;
-  private locatingEnds: ReturnType<typeof setTimeout> | undefined;
-  private warmedAt = -Infinity;
+  #running: Promise<R> | undefined;
+  #controller: AbortController | undefined;
+  #unwatch: (() => void) | undefined;
+  /** The page-wide status watch that locates the reader for a while after a sign of intent (#warm), so the click need not. */
+  #locating: (() => void) | undefined;
+  #locatingEnds: ReturnType<typeof setTimeout> | undefined;
+  #warmedAt = -Infinity;
 
   constructor() {
     super();
     this.view = { kind: 'idle', step: 0 };
     // The first sign of intent readies the token and the reader, so the click sends the dispatch alone.
-    for (const intent of ['pointerenter', 'focusin', 'touchstart']) this.addEventListener(intent, () => this.warm(), { passive: true });
+    for (const intent of ['pointerenter', 'focusin', 'touchstart']) this.addEventListener(intent, () => this.#warm(), { passive: true });
   }
 
   /**
@@ -125,14 +125,14 @@ export abstract class BioOperationElement<R> extends BioElement {
    * the last sign of intent (spec 9.2: the watch's polling is the discovery; a pin polls nothing): the
    * watch polls only while someone may be about to click. The click reports any failure.
    */
-  private warm(): void {
-    if (this.view.kind === 'running' || performance.now() - this.warmedAt < 10_000) return;
-    this.warmedAt = performance.now();
+  #warm(): void {
+    if (this.view.kind === 'running' || performance.now() - this.#warmedAt < 10_000) return;
+    this.#warmedAt = performance.now();
     try {
       const settings = this.settings();
-      this.locating ??= watchReaderStatus(statusOptionsFor(this.localName, settings), () => undefined);
-      clearTimeout(this.locatingEnds);
-      this.locatingEnds = setTimeout(() => this.stopLocating(), LOCATING_MS);
+      this.#locating ??= watchReaderStatus(statusOptionsFor(this.localName, settings), () => undefined);
+      clearTimeout(this.#locatingEnds);
+      this.#locatingEnds = setTimeout(() => this.#stopLocating(), LOCATING_MS);
       tokenSourceFor(this.localName, settings)
         .get()
         .catch(() => {});
@@ -141,19 +141,19 @@ export abstract class BioOperationElement<R> extends BioElement {
     }
   }
 
-  private stopLocating(): void {
-    clearTimeout(this.locatingEnds);
-    this.locating?.();
-    this.locating = undefined;
+  #stopLocating(): void {
+    clearTimeout(this.#locatingEnds);
+    this.#locating?.();
+    this.#locating = undefined;
   }
 
   /** Runs the operation; resolves with the middleware's answer, rejects (after `bio-error`) with the error whose code it carries. */
   start(): Promise<R> {
-    if (this.running) return this.running;
-    const run = this.run();
-    this.running = run;
+    if (this.#running) return this.#running;
+    const run = this.#run();
+    this.#running = run;
     const clear = () => {
-      if (this.running === run) this.running = undefined;
+      if (this.#running === run) this.#running = undefined;
     };
     run.then(clear, clear);
     return run;
@@ -175,17 +175,17 @@ export abstract class BioOperationElement<R> extends BioElement {
     return settings.agentId ? { agentId: settings.agentId } : {};
   }
 
-  private async run(): Promise<R> {
+  async #run(): Promise<R> {
     const operation = this.operation;
     if (!this.isConnected) {
-      throw new BioIDError('aborted', `<${this.localName}> is not in the document.`, { retryable: false });
+      throw new BioIDError('aborted', `<${this.localName}> is not in the document.`);
     }
     if (!this.emit('bio-start', { operation })) {
       this.view = { kind: 'idle', step: 0 };
-      throw new BioIDError('aborted', `<${this.localName}>: bio-start was cancelled.`, { retryable: false });
+      throw new BioIDError('aborted', `<${this.localName}>: bio-start was cancelled.`);
     }
     const controller = new AbortController();
-    this.controller = controller;
+    this.#controller = controller;
     const { signal } = controller;
     this.failure = undefined;
     this.result = undefined;
@@ -195,11 +195,11 @@ export abstract class BioOperationElement<R> extends BioElement {
     try {
       const settings = this.settings();
       const fields = this.operationFields(settings);
-      this.loginLink = loginLinkFor(this.localName, settings);
+      this.#loginLink = loginLinkFor(this.localName, settings);
       reader = readerFor(this.localName, settings);
       const onPhase = (phase: ReaderPhase, at?: DispatchTarget) => {
         if (at) target = at;
-        this.showPhase(phase, at);
+        this.#showPhase(phase, at);
       };
       const result = await this.perform(reader, { signal, onPhase, ...fields });
       if (signal.aborted) throw signal.reason;
@@ -223,11 +223,11 @@ export abstract class BioOperationElement<R> extends BioElement {
       throw error;
     } finally {
       reader?.close();
-      if (this.controller === controller) this.controller = undefined;
+      if (this.#controller === controller) this.#controller = undefined;
     }
   }
 
-  private showPhase(phase: ReaderPhase, target?: DispatchTarget): void {
+  #showPhase(phase: ReaderPhase, target?: DispatchTarget): void {
     const params: Params = target ? { workstation: target.workstationId } : {};
     this.view = { kind: 'running', key: phase, params, step: PHASES.indexOf(phase) + 1 };
     this.emit('bio-progress', { operation: this.operation, phase });
@@ -235,19 +235,19 @@ export abstract class BioOperationElement<R> extends BioElement {
 
   override connectedCallback(): void {
     super.connectedCallback();
-    this.followStatus(); // a failure shown before the element was moved is followed again
+    this.#followStatus(); // a failure shown before the element was moved is followed again
   }
 
   override disconnectedCallback(): void {
     super.disconnectedCallback();
-    this.followStatus();
-    this.stopLocating();
-    this.controller?.abort(new BioIDError('aborted', `<${this.localName}> was removed from the page.`, { retryable: false }));
+    this.#followStatus();
+    this.#stopLocating();
+    this.#controller?.abort(new BioIDError('aborted', `<${this.localName}> was removed from the page.`));
   }
 
   protected override updated(changed: PropertyValues): void {
     super.updated(changed);
-    this.followStatus();
+    this.#followStatus();
   }
 
   /**
@@ -256,17 +256,17 @@ export abstract class BioOperationElement<R> extends BioElement {
    * is back to ready: a 'ready' that follows a not-ready report. The first 'ready' alone proves nothing:
    * a workstation the middleware calls offline may well have a reachable local service.
    */
-  private followStatus(): void {
+  #followStatus(): void {
     const shown = this.isConnected && this.view.kind === 'failed' && READER_FAILURES.includes(this.failure?.code ?? '');
     if (!shown) {
-      this.unwatch?.();
-      this.unwatch = undefined;
+      this.#unwatch?.();
+      this.#unwatch = undefined;
       return;
     }
-    if (this.unwatch) return;
+    if (this.#unwatch) return;
     let away = false;
     try {
-      this.unwatch = watchReaderStatus(statusOptionsFor(this.localName, this.settings()), ({ state }) => {
+      this.#unwatch = watchReaderStatus(statusOptionsFor(this.localName, this.settings()), ({ state }) => {
         if (state === 'ready' && away) {
           this.failure = undefined;
           this.view = { kind: 'idle', step: 0 };
@@ -279,7 +279,7 @@ export abstract class BioOperationElement<R> extends BioElement {
     }
   }
 
-  private onClick(): void {
+  #onClick(): void {
     if (this.view.kind === 'running') return;
     // A user gesture: the browser may now ask to let this page reach the local service (docs/cms.md).
     connectLocalService();
@@ -302,7 +302,7 @@ export abstract class BioOperationElement<R> extends BioElement {
           <circle cx="18.5" cy="18.5" r=${mark ? 5 : 0} />
           <path class="mark" d=${mark ?? ''} />
         </svg>
-        <button part="button" type="button" aria-disabled=${running ? 'true' : 'false'} aria-describedby="status" @click=${this.onClick}>
+        <button part="button" type="button" aria-disabled=${running ? 'true' : 'false'} aria-describedby="status" @click=${this.#onClick}>
           ${label}
         </button>
         <p part="status" id="status" class="status ${tone}" role="status">${view.key ? this.localize.term(view.key, view.params) : ''}</p>
@@ -310,8 +310,8 @@ export abstract class BioOperationElement<R> extends BioElement {
           ${running ? html`<progress part="progress" max="3" .value=${view.step} aria-label=${label}></progress>` : nothing}
           ${failure ? html`<p part="error" class="detail">${failure.message}</p>` : nothing}
           ${
-            failure?.code === 'session-expired' && this.loginLink
-              ? html`<a part="login" href=${this.loginLink}>${this.localize.term('signIn')}</a>`
+            failure?.code === 'session-expired' && this.#loginLink
+              ? html`<a part="login" href=${this.#loginLink}>${this.localize.term('signIn')}</a>`
               : nothing
           }
           ${view.kind === 'done' && result !== undefined ? this.renderResult(result) : nothing}

@@ -11,7 +11,7 @@
 import type { PropertyDeclaration } from 'lit';
 import { tokenProviderSource } from '../core/auth.js';
 import type { TokenSource } from '../core/token-source.js';
-import { DEFAULT_READER_SERVICE_URL, DEFAULT_TIMEOUT_MS, own } from '../core/config.js';
+import { DEFAULT_READER_SERVICE_URL, DEFAULT_TIMEOUT_MS, own, unsupplied } from '../core/config.js';
 import { BioIDError } from '../core/errors.js';
 import { READER_OPTIONS, readerFrom, type FingerprintReader } from '../core/reader.js';
 import { WATCH_OPTIONS, type StatusWatchOptions } from '../core/status-watch.js';
@@ -156,8 +156,8 @@ export function effectiveSettings(el: Partial<Record<SettingName, unknown>>): Se
   const out = Object.create(null) as Record<string, unknown>;
   for (const key of SETTING_NAMES) {
     const mine = el[key];
-    const value = mine === null || mine === undefined || mine === '' ? own(page, key) : mine;
-    if (value !== undefined && value !== null && value !== '') out[key] = value;
+    const value = unsupplied(mine) ? own(page, key) : mine;
+    if (!unsupplied(value)) out[key] = value;
   }
   return out;
 }

@@ -44,8 +44,7 @@ describe('discovery through the local hardware service (spec 4.3, 9.2)', () => {
   it('spec 9.2: a status heard more than one and a half intervals ago is not used: the reader asks /status itself', async () => {
     const clock = installFakeClock();
     try {
-      let answered = 0;
-      const net = standardNetwork().on('GET', `${LOCAL}/status`, (call) => (answered++ === 0 ? json(STATUS) : hang(call)));
+      const net = standardNetwork().on('GET', `${LOCAL}/status`, (call, i) => (i === 0 ? json(STATUS) : hang(call, i)));
       const { reader } = readerOver(net);
       reader.watchStatus(() => {});
       await clock.tickAsync(4_400); // heard at 0; the poll due at 3000 hangs

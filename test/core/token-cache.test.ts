@@ -1,5 +1,5 @@
 import { assert } from 'chai';
-import { TokenCache, cacheLifetimeMs, MAX_CACHE_SECONDS } from '../../src/core/token-cache.js';
+import { TimedTokenCache, TokenCache, cacheLifetimeMs, MAX_CACHE_SECONDS } from '../../src/core/token-cache.js';
 
 describe('TokenCache: the one cache behind every token holder (spec 5.6)', () => {
   it('spec 5.6: a token is cached for a time just under expires_in', () => {
@@ -20,7 +20,7 @@ describe('TokenCache: the one cache behind every token holder (spec 5.6)', () =>
   it('hands out the cached token until it is stale, then fetches once', async () => {
     let now = 0;
     let fetched = 0;
-    const cache = new TokenCache(
+    const cache = new TimedTokenCache(
       async () => ({ accessToken: `t${++fetched}`, expiresIn: 100 }),
       () => now,
     );
@@ -51,7 +51,7 @@ describe('TokenCache: the one cache behind every token holder (spec 5.6)', () =>
 
   it('clear() drops the token; a flight under way is not stored afterwards', async () => {
     let release!: () => void;
-    const cache = new TokenCache(() => new Promise((resolve) => (release = () => resolve({ accessToken: 'late', expiresIn: 60 }))));
+    const cache = new TimedTokenCache(() => new Promise((resolve) => (release = () => resolve({ accessToken: 'late', expiresIn: 60 }))));
     const pending = cache.get();
     cache.clear();
     release();
