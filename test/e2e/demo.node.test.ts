@@ -154,6 +154,11 @@ for (const engine of selectedEngines())
         await elementsReady(page);
         await page.setChecked('#sim-device', false);
         await page.waitForFunction(() => document.getElementById('sim-message')?.textContent === 'Reader unplugged.');
+        // The page's status watch is the discovery (spec 9.2): once it has heard the unplug, the operation
+        // dispatches nowhere and says why (before that, it would dispatch to the reader it last heard).
+        await page.waitForFunction(
+          () => !!document.querySelector('bio-reader-status')?.shadowRoot?.querySelector('[part="indicator"].no-device'),
+        );
         const outcome = await runOperation(page, 'bio-search');
         assert.strictEqual(outcome.type, 'bio-error');
         assert.strictEqual(outcome.detail.code, 'no-device');
