@@ -8,6 +8,7 @@
 import { expect, fixture, waitUntil } from '@open-wc/testing';
 import '../../src/elements/index.js';
 import type { BioVerify } from '../../src/elements/index.js';
+import { watchReaderStatus } from '../../src/index.js';
 import { installFakeClock } from '../support/fake-clock.js';
 import { ATTRS, LOCAL, MIDDLEWARE, TOKEN_PATH, installNetwork, restoreNetwork } from './network.js';
 
@@ -41,12 +42,20 @@ describe('the first click sends the dispatch alone', () => {
         () => net.callsTo(TOKEN_PATH).length === 1 && net.callsTo(STATUS_URL).length === 1,
         'token and reader readied on intent',
       );
-      await new Promise((resolve) => setTimeout(resolve, 0));
-      const before = net.calls.length;
-      click(el);
-      await waitUntil(() => net.callsTo(VERIFY_URL).length === 1);
-      expect(net.calls.slice(before).map((call) => call.url)).to.deep.equal([VERIFY_URL]);
-      expect(net.callsTo(VERIFY_URL)[0].body).to.include({ workstationId: 'ws-7', deviceId: 'dev-1', subjectId: 'alice' });
+      // The page-wide watch's answer heard (the test listens to the same watch: one poller, no request more).
+      let heard = '';
+      const stop = watchReaderStatus({ localServiceUrl: LOCAL }, ({ state }) => (heard = state));
+      try {
+        await waitUntil(() => heard === 'ready', 'the watch heard the reader');
+        expect(net.callsTo(STATUS_URL), 'one watch for the page').to.have.length(1);
+        const before = net.calls.length;
+        click(el);
+        await waitUntil(() => net.callsTo(VERIFY_URL).length === 1);
+        expect(net.calls.slice(before).map((call) => call.url)).to.deep.equal([VERIFY_URL]);
+        expect(net.callsTo(VERIFY_URL)[0].body).to.include({ workstationId: 'ws-7', deviceId: 'dev-1', subjectId: 'alice' });
+      } finally {
+        stop();
+      }
     });
   }
 
