@@ -129,13 +129,14 @@ export abstract class BioOperationElement<R> extends BioElement {
     if (this.view.kind === 'running' || performance.now() - this.#warmedAt < 10_000) return;
     this.#warmedAt = performance.now();
     try {
+      // The token first: settings that cannot give a watch (a wrong local-service-url) still get it.
       const settings = this.settings();
-      this.#locating ??= watchReaderStatus(statusOptionsFor(this.localName, settings), () => undefined);
-      clearTimeout(this.#locatingEnds);
-      this.#locatingEnds = setTimeout(() => this.#stopLocating(), LOCATING_MS);
       tokenSourceFor(this.localName, settings)
         .get()
         .catch(() => {});
+      clearTimeout(this.#locatingEnds);
+      this.#locating ??= watchReaderStatus(statusOptionsFor(this.localName, settings), () => undefined);
+      this.#locatingEnds = setTimeout(() => this.#stopLocating(), LOCATING_MS);
     } catch {
       // Settings that cannot give a token or a watch: the click says what is wrong.
     }

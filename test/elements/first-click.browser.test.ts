@@ -59,6 +59,20 @@ describe('the first click sends the dispatch alone', () => {
     });
   }
 
+  it('a local-service-url that cannot be watched still gets the token ready on intent; the click reports the setting', async () => {
+    const net = installNetwork();
+    const attrs = ATTRS.replace(`local-service-url="${LOCAL}"`, 'local-service-url="ftp://reader.example"');
+    const el = await fixture<BioVerify>(`<bio-verify ${attrs} subject-id="alice"></bio-verify>`);
+    el.dispatchEvent(new Event('pointerenter'));
+    await waitUntil(() => net.callsTo(TOKEN_PATH).length === 1, 'the token is asked for on intent');
+    const failed = el.start().then(
+      () => '',
+      (error: { code?: string }) => error.code,
+    );
+    expect(await failed).to.equal('config');
+    expect(net.callsTo(STATUS_URL)).to.have.length(0);
+  });
+
   it('spec 9.2: the watch stops locating a minute after the last sign of intent; a later click asks /status itself', async () => {
     const clock = installFakeClock();
     try {
