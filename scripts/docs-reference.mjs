@@ -165,6 +165,12 @@ const requirement = (v) =>
   v.required ? (v.optional ? `required unless ${v.optional.doc}` : 'required') : v.requiredWhen ? `required ${v.requiredWhen}` : undefined;
 /** The operators' view: the requirement leads the meaning. */
 const meaning = (v) => (requirement(v) ? `${requirement(v)}: ${v.doc}` : v.doc);
+/** The operators' table of a variables table (docs/operations.md): name, meaning with its requirement, default. */
+const operationsTable = (variables) =>
+  table(
+    ['variable', 'meaning', 'default'],
+    Object.values(variables).map((v) => [code(v.env), meaning(v), unsetCell(v)]),
+  );
 
 /**
  * The tables generated into hand-written pages, by the name in their marker comment: the file that
@@ -187,19 +193,11 @@ const ENV_TABLES = {
   },
   'broker-env-operations': {
     source: 'src/broker/env-variables.ts',
-    render: () =>
-      table(
-        ['variable', 'meaning', 'default'],
-        Object.values(BROKER_VARIABLES).map((v) => [code(v.env), meaning(v), unsetCell(v)]),
-      ),
+    render: () => operationsTable(BROKER_VARIABLES),
   },
   'serve-env': {
     source: 'broker/src/serve-env.ts',
-    render: () =>
-      table(
-        ['variable', 'meaning', 'default'],
-        Object.values(SERVE_VARIABLES).map((v) => [code(v.env), meaning(v), unsetCell(v)]),
-      ),
+    render: () => operationsTable(SERVE_VARIABLES),
   },
   'check-env': {
     source: 'broker/src/check-env.ts',
