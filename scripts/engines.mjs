@@ -330,7 +330,9 @@ async function startXvfb() {
     });
     void xvfb.exited.then((code) => reject(new Error(`Xvfb exited (${code}): ${xvfb.output()}`)));
   });
-  return { display, stop: () => xvfb.stop() };
+  const server = { display, exited: false, stop: () => xvfb.stop() };
+  void xvfb.exited.then(() => (server.exited = true));
+  return server;
 }
 
 class WebDriverPage extends BasePage {
@@ -361,43 +363,94 @@ class WebDriverPage extends BasePage {
   async close() {}
 }
 
+/** True while Xvfb runs and accepts connections on its display's socket. */
+function serving(xvfb) {
+  if (xvfb.exited) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const socket = connect(`/tmp/.X11-unix/X${xvfb.display.slice(1)}`);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+// MiniBrowser has, rarely and on a loaded machine, failed to open a display that served the sessions
+// before and after it ("cannot open display"); WebKitWebDriver then waits minutes for a browser that is
+// gone. So a session start gives up as soon as the browser says so (or after SESSION_START_MS), and is
+// tried again, on a new Xvfb when the old one no longer answers.
+const SESSION_ATTEMPTS = 3;
+const SESSION_START_MS = 60_000;
+
+/** One WebKitWebDriver on a free loopback port with one MiniBrowser session on `display`. */
+async function startSession(remote, display) {
+  const port = await freePort();
+  const driver = child(webkitDriverPath(), [`--host=127.0.0.1`, `--port=${port}`], display ? { DISPLAY: display } : {});
+  let timer;
+  try {
+    await portOpen(port, () => driver.proc.exitCode !== null);
+    const started = remote({
+      hostname: '127.0.0.1',
+      port,
+      path: '/',
+      logLevel: 'silent',
+      connectionRetryCount: 2,
+      capabilities: {
+        browserName: 'MiniBrowser',
+        'wdio:enforceWebDriverClassic': true,
+        'webkitgtk:browserOptions': { binary: miniBrowserPath(), args: ['--automation'] },
+      },
+    });
+    started.catch(() => undefined); // when the race below is lost, the driver is stopped under it
+    const gaveUp = new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no session within ${SESSION_START_MS / 1000} s`)), SESSION_START_MS);
+      const watch = () => {
+        if (/cannot open display/.test(driver.output())) reject(new Error(`MiniBrowser could not open display ${display}`));
+      };
+      driver.proc.stdout.on('data', watch);
+      driver.proc.stderr.on('data', watch);
+    });
+    return { driver, session: await Promise.race([started, gaveUp]) };
+  } catch (error) {
+    await driver.stop();
+    throw new Error(`WebKitWebDriver on port ${port}: ${error.message}\n${driver.output()}`);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 async function launchWebKit() {
   const { remote } = await import('webdriverio');
-  const env = {};
-  let xvfb;
-  if (xvfbPath()) {
-    xvfb = await startXvfb();
-    env.DISPLAY = xvfb.display;
-  }
+  let xvfb = xvfbPath() ? await startXvfb() : undefined;
   const contexts = new Set();
   let version = '';
+
+  async function openSession() {
+    for (let attempt = 1; ; attempt++) {
+      if (xvfb && !(await serving(xvfb))) {
+        process.stderr.write(`WebKit: Xvfb on ${xvfb.display} no longer answers; starting another\n`);
+        await xvfb.stop();
+        xvfb = await startXvfb();
+      }
+      try {
+        return await startSession(remote, xvfb?.display);
+      } catch (error) {
+        if (attempt === SESSION_ATTEMPTS) throw error;
+        process.stderr.write(
+          `WebKit: session attempt ${attempt} of ${SESSION_ATTEMPTS} failed, trying again: ${error.message.split('\n')[0]}\n`,
+        );
+      }
+    }
+  }
+
   return {
     engine: 'webkit',
     name: ENGINE_NAMES.webkit,
     version: () => version,
     /** A context is a WebKitWebDriver of its own with one MiniBrowser session (ephemeral data). */
     async newContext() {
-      const port = await freePort();
-      const driver = child(webkitDriverPath(), [`--host=127.0.0.1`, `--port=${port}`], env);
-      let session;
-      try {
-        await portOpen(port, () => driver.proc.exitCode !== null);
-        session = await remote({
-          hostname: '127.0.0.1',
-          port,
-          path: '/',
-          logLevel: 'silent',
-          connectionRetryCount: 2,
-          capabilities: {
-            browserName: 'MiniBrowser',
-            'wdio:enforceWebDriverClassic': true,
-            'webkitgtk:browserOptions': { binary: miniBrowserPath(), args: ['--automation'] },
-          },
-        });
-      } catch (error) {
-        await driver.stop();
-        throw new Error(`WebKitWebDriver on port ${port}: ${error.message}\n${driver.output()}`);
-      }
+      const { driver, session } = await openSession();
       version = session.capabilities.browserVersion ?? version;
       await session.setTimeouts(undefined, 30_000, 30_000);
       let page;
