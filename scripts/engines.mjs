@@ -422,19 +422,29 @@ async function startSession(remote, display) {
 
 async function launchWebKit() {
   const { remote } = await import('webdriverio');
-  let xvfb = xvfbPath() ? await startXvfb() : undefined;
+  // The display's server, as a promise: contexts opened at once wait for the same restart.
+  let xvfb = xvfbPath() ? startXvfb() : undefined;
+  await xvfb;
   const contexts = new Set();
   let version = '';
 
+  /** The display for the next session: ours, or a new one when ours no longer answers. */
+  async function display() {
+    if (!xvfb) return undefined;
+    const pending = xvfb;
+    const server = await pending;
+    // Checked and replaced with no await between: of the contexts that found it silent, one restarts it.
+    if (!(await serving(server)) && xvfb === pending) {
+      process.stderr.write(`WebKit: Xvfb on ${server.display} no longer answers; starting another\n`);
+      xvfb = server.stop().then(startXvfb);
+    }
+    return (await xvfb).display;
+  }
+
   async function openSession() {
     for (let attempt = 1; ; attempt++) {
-      if (xvfb && !(await serving(xvfb))) {
-        process.stderr.write(`WebKit: Xvfb on ${xvfb.display} no longer answers; starting another\n`);
-        await xvfb.stop();
-        xvfb = await startXvfb();
-      }
       try {
-        return await startSession(remote, xvfb?.display);
+        return await startSession(remote, await display());
       } catch (error) {
         if (attempt === SESSION_ATTEMPTS) throw error;
         process.stderr.write(
@@ -478,7 +488,7 @@ async function launchWebKit() {
     },
     async close() {
       await Promise.all([...contexts].map((c) => c.close()));
-      await xvfb?.stop();
+      await (await xvfb)?.stop();
     },
   };
 }
