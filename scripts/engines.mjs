@@ -268,19 +268,22 @@ function freePort() {
   });
 }
 
+/** True when something accepts a connection at `where` (net.connect's options: a TCP port or a socket path). */
+function accepts(where) {
+  return new Promise((resolve) => {
+    const socket = connect(where);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
 /** Resolves once something accepts connections on 127.0.0.1:`port` (or rejects when `gone()` or after 15 s). */
 async function portOpen(port, gone) {
   const deadline = Date.now() + 15_000;
-  for (;;) {
-    const open = await new Promise((resolve) => {
-      const socket = connect({ host: '127.0.0.1', port });
-      socket.once('connect', () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.once('error', () => resolve(false));
-    });
-    if (open) return;
+  while (!(await accepts({ host: '127.0.0.1', port }))) {
     if (gone() || Date.now() > deadline) throw new Error(`nothing listens on 127.0.0.1:${port}`);
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -330,9 +333,7 @@ async function startXvfb() {
     });
     void xvfb.exited.then((code) => reject(new Error(`Xvfb exited (${code}): ${xvfb.output()}`)));
   });
-  const server = { display, exited: false, stop: () => xvfb.stop() };
-  void xvfb.exited.then(() => (server.exited = true));
-  return server;
+  return { display, stop: () => xvfb.stop() };
 }
 
 class WebDriverPage extends BasePage {
@@ -363,18 +364,8 @@ class WebDriverPage extends BasePage {
   async close() {}
 }
 
-/** True while Xvfb runs and accepts connections on its display's socket. */
-function serving(xvfb) {
-  if (xvfb.exited) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    const socket = connect(`/tmp/.X11-unix/X${xvfb.display.slice(1)}`);
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
+/** True while Xvfb accepts connections on its display's socket (an Xvfb that has gone accepts none). */
+const serving = (xvfb) => accepts(`/tmp/.X11-unix/X${xvfb.display.slice(1)}`);
 
 // MiniBrowser has, rarely and on a loaded machine, failed to open a display that served the sessions
 // before and after it ("cannot open display"); WebKitWebDriver then waits minutes for a browser that is
@@ -388,6 +379,7 @@ async function startSession(remote, display) {
   const port = await freePort();
   const driver = child(webkitDriverPath(), [`--host=127.0.0.1`, `--port=${port}`], display ? { DISPLAY: display } : {});
   let timer;
+  let watch;
   try {
     await portOpen(port, () => driver.proc.exitCode !== null);
     const started = remote({
@@ -405,7 +397,7 @@ async function startSession(remote, display) {
     started.catch(() => undefined); // when the race below is lost, the driver is stopped under it
     const gaveUp = new Promise((_, reject) => {
       timer = setTimeout(() => reject(new Error(`no session within ${SESSION_START_MS / 1000} s`)), SESSION_START_MS);
-      const watch = () => {
+      watch = () => {
         if (/cannot open display/.test(driver.output())) reject(new Error(`MiniBrowser could not open display ${display}`));
       };
       driver.proc.stdout.on('data', watch);
@@ -416,7 +408,12 @@ async function startSession(remote, display) {
     await driver.stop();
     throw new Error(`WebKitWebDriver on port ${port}: ${error.message}\n${driver.output()}`);
   } finally {
+    // Started or given up: the driver's later output is the context's, not the start's.
     clearTimeout(timer);
+    if (watch) {
+      driver.proc.stdout.off('data', watch);
+      driver.proc.stderr.off('data', watch);
+    }
   }
 }
 
