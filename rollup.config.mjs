@@ -12,6 +12,7 @@ import { readdirSync, rmSync } from 'node:fs';
 import { minifyTemplates } from './scripts/minify-templates.mjs';
 import { reachableTypes } from './scripts/reachable-types.mjs';
 import { scriptParts } from './scripts/script-parts.mjs';
+import { TERSER_OPTIONS } from './scripts/terser-options.mjs';
 
 // Chunk names carry hashes: start from an empty dist/ so no stale chunk is ever published.
 rmSync('dist', { recursive: true, force: true });
@@ -28,13 +29,6 @@ const tagEntries = Object.fromEntries(
     .filter((file) => file.endsWith('.ts'))
     .map((file) => [`elements/tags/${file.slice(0, -3)}`, `src/elements/tags/${file}`]),
 );
-
-const terserOptions = {
-  ecma: 2020,
-  module: false,
-  compress: { passes: 2 },
-  format: { comments: false },
-};
 
 const withMap = process.env.BIOID_SOURCEMAP === '1';
 
@@ -87,7 +81,7 @@ export default [
       }),
       minifyTemplates(),
       scriptParts(),
-      terser(terserOptions),
+      terser({ ...TERSER_OPTIONS, module: false }),
     ],
   },
 ];

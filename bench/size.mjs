@@ -8,13 +8,11 @@ import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { BUNDLE_ALL_BUDGET, BUNDLE_BUDGET, CORE_BUDGET, withFixedBuildId } from './budgets.mjs';
 import { scriptPartFiles } from '../scripts/script-parts.mjs';
 import { atMost, fmt, notMeasured, row } from './report.mjs';
+import { TERSER_OPTIONS } from '../scripts/terser-options.mjs';
 import { measureTags, tagsOf } from './tag-sizes.mjs';
 
 const SECTION = '1 Size';
 export { BUNDLE_ALL_BUDGET, BUNDLE_BUDGET, CORE_BUDGET };
-
-/** The terser options of rollup.config.mjs, so every minified figure is minified the same way. */
-export const TERSER_OPTIONS = { ecma: 2020, compress: { passes: 2 }, format: { comments: false } };
 
 export const gzipSize = (code) => gzipSync(code, { level: 9 }).length;
 export const brotliSize = (code) =>

@@ -71,7 +71,8 @@ export class BioIDError extends Error {
   readonly retryable: boolean;
 
   constructor(code: BioIDErrorCode, message: string, options: BioIDErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    // Error takes `cause` from the options when they have one, and reads nothing else of them.
+    super(message, options);
     this.name = 'BioIDError';
     this.code = code;
     if (options.status !== undefined) this.status = options.status;

@@ -201,12 +201,12 @@ export class StatusWatcher {
     const name = `bioid-status ${this.ctx.localServiceUrl}`;
     const election = (this.#election = new AbortController());
     const channel = (this.#channel = new BroadcastChannel(name));
-    channel.onmessage = ({ data }: MessageEvent<{ status?: { state?: unknown }; next?: unknown } | 'hello' | null>) => {
+    channel.onmessage = ({ data }: MessageEvent<{ status?: { state?: unknown }; next?: unknown; at?: unknown } | 'hello' | null>) => {
       if (data === 'hello') {
-        if (this.#leading && this.#last) channel.postMessage({ status: this.#last, next: this.intervalMs });
+        if (this.#leading && this.#last) this.#post(this.intervalMs);
       } else if (!this.#leading && typeof data?.status?.state === 'string') {
         this.#stopPolling();
-        this.#emit(data.status as ReaderStatus);
+        this.#emit(data.status as ReaderStatus, data.at);
         this.#awaitLeader(data.next);
       }
     };
@@ -235,6 +235,14 @@ export class StatusWatcher {
       });
     this.#claim = () => claim({ steal: true });
     claim({ ifAvailable: true });
+  }
+
+  /**
+   * Tells the other tabs the last status, when it was heard (a tab that joins must not take an old one for
+   * a fresh one) and, in `next`, when this leader polls again (ms).
+   */
+  #post(next: number): void {
+    this.#channel?.postMessage({ status: this.#last, next, at: this.#heardAt });
   }
 
   /** `next`: the leader's word on its next poll, in ms; anything else counts as now. */
@@ -316,13 +324,12 @@ export class StatusWatcher {
     if (this.#listeners.size === 0) return;
     this.#emit(next);
     const delay = this.#delay();
-    if (this.#leading) this.#channel?.postMessage({ status: next, next: delay });
+    if (this.#leading) this.#post(delay);
     if (!isHidden()) this.#timer = setTimeout(() => void this.#poll(), delay);
   }
 
-  /** The normal interval, doubled for each failure in a row up to MAX_BACKOFF_MS. */
+  /** The normal interval (no failure), doubled for each failure in a row up to MAX_BACKOFF_MS. */
   #delay(): number {
-    if (this.#failures === 0) return this.intervalMs;
     return Math.min(this.intervalMs * 2 ** Math.min(this.#failures, 16), Math.max(MAX_BACKOFF_MS, this.intervalMs));
   }
 
@@ -337,8 +344,9 @@ export class StatusWatcher {
       return { workstationId: last.workstationId!, deviceId: last.deviceId! };
   }
 
-  #emit(status: ReaderStatus): void {
-    this.#heardAt = Date.now();
+  /** `at`: when the status was heard (Date.now()), if the leading tab heard it before this one joined; else now. */
+  #emit(status: ReaderStatus, at?: unknown): void {
+    this.#heardAt = Number(at) || Date.now();
     const key = JSON.stringify([status.state, status.workstationId, status.deviceId, status.devices]);
     if (key === this.#lastKey) return; // only changes are reported
     this.#lastKey = key;

@@ -6,7 +6,7 @@
  */
 import { expect, waitUntil } from '@open-wc/testing';
 import { StatusWatcher, type ReaderStatus } from '../../src/core/status-watch.js';
-import { fakeNetwork, json } from '../support/fake-network.js';
+import { fakeNetwork, hang, json } from '../support/fake-network.js';
 
 const INTERVAL = 200;
 const READY = { workstationId: 'ws-7', devices: [{ deviceId: 'dev-1', connected: true }] };
@@ -61,11 +61,35 @@ describe('one /status poller per browser', () => {
     } finally {
       BroadcastChannel.prototype.postMessage = post;
     }
-    // Statuses and greetings only: nothing else (no token) ever goes to the other tabs.
+    // Statuses (with when they were heard, for a tab that joins) and greetings only: nothing else (no token)
+    // ever goes to the other tabs.
     for (const message of posted) {
-      if (message !== 'hello') expect(Object.keys(message as object).sort()).to.deep.equal(['next', 'status']);
+      if (message !== 'hello') expect(['at', 'next', 'status']).to.include.members(Object.keys(message as object));
     }
     expect(posted.length).to.be.greaterThan(5);
+  });
+
+  it("spec 9.2: a tab that joins trusts the leader's last status for one and a half intervals from when the leader heard it, not from its joining", async () => {
+    const interval = 1000;
+    // The leader hears the reader once; its next polls hang (they would time out only after 10 s).
+    net.on('GET', `${local}/status`, (call, i) => (i === 0 ? json(READY) : hang(call, i)));
+    const watcher = (seen: ReaderStatus[]) => {
+      const w = new StatusWatcher({ localServiceUrl: local, timeoutMs: 10_000 }, undefined, interval, true);
+      stops.push(w.watch((s) => seen.push(s)));
+      return w;
+    };
+    const first: ReaderStatus[] = [];
+    watcher(first);
+    await waitUntil(() => first.some((s) => s.state === 'ready'), 'the leader never heard the reader');
+    const heard = performance.now();
+    await sleep(1.2 * interval);
+    const seen: ReaderStatus[] = [];
+    const joined = watcher(seen);
+    await waitUntil(() => seen.some((s) => s.state === 'ready'), "the joining tab never got the leader's status");
+    expect(joined.knownTarget(), 'heard 1.2 intervals ago: still trusted').to.deep.equal({ workstationId: 'ws-7', deviceId: 'dev-1' });
+    await sleep(heard + 1.6 * interval - performance.now());
+    expect(performance.now() - heard, 'the test ran late').to.be.below(2.5 * interval);
+    expect(joined.knownTarget(), 'heard 1.6 intervals ago: the reader would ask /status itself').to.equal(undefined);
   });
 
   it('when the leader closes, the next tab polls within one poll interval', async () => {

@@ -14,6 +14,7 @@ import { rollup } from 'rollup';
 import terser from '@rollup/plugin-terser';
 import { BUNDLE_ALL_BUDGET, BUNDLE_BUDGET, CORE_BUDGET, withFixedBuildId } from '../../bench/budgets.mjs';
 import { scriptPartFiles } from '../../scripts/script-parts.mjs';
+import { TERSER_OPTIONS } from '../../scripts/terser-options.mjs';
 
 const dist = (path: string) => fileURLToPath(new URL(`../../dist/${path}`, import.meta.url));
 const gzipSize = (code: string | Buffer) => gzipSync(code, { level: 9 }).length;
@@ -55,7 +56,7 @@ describe('size ceilings (bench/budgets.json)', () => {
   it(`the core entry dist/index.js is at most ${CORE_BUDGET} B min+gzip`, async () => {
     const build = await rollup({
       input: requireBuilt('index.js'),
-      plugins: [terser({ ecma: 2020, module: true, compress: { passes: 2 }, format: { comments: false } })],
+      plugins: [terser({ ...TERSER_OPTIONS, module: true })],
       onwarn: () => {},
     });
     const { output } = await build.generate({ format: 'es', inlineDynamicImports: true });

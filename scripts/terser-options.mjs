@@ -1,0 +1,15 @@
+// How the script-tag bundle is minified: rollup.config.mjs builds with these options, and the size test and
+// `npm run bench` minify what they measure (the core entry, the per-tag builds, the bare Lit floor, a peer
+// that ships unminified) with the same ones, so every figure is minified alike.
+export const TERSER_OPTIONS = {
+  ecma: 2020,
+  compress: {
+    passes: 2,
+    // An anonymous function expression that reads neither `this` nor `arguments` becomes an arrow: mostly
+    // the single-use helpers terser inlines where they are called. Unsafe only for a function that is
+    // called with `new` or whose prototype is read; none is (the factories on window.BioIDSDK are plain
+    // calls, BioID a class).
+    unsafe_arrows: true,
+  },
+  format: { comments: false },
+};
