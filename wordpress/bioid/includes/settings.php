@@ -54,7 +54,7 @@ function bioid_setting_fields() {
 		'local_service_url' => array(
 			'label' => __( 'Local service URL', 'bioid' ),
 			'url'   => true,
-			'help'  => __( 'The reader\'s local service on each workstation. Leave empty for the default (http://127.0.0.1:18065).', 'bioid' ),
+			'help'  => __( 'The reader\'s local service on each workstation. Leave empty for the default (http://localhost:18065).', 'bioid' ),
 		),
 		'workstation_id'    => array(
 			'label' => __( 'Workstation id', 'bioid' ),
