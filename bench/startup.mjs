@@ -95,6 +95,9 @@ export async function runStartup(shared) {
     pages: {
       '/ours': page(tags, '/dist/bioid-elements.js'),
       '/ours-one': page(['bio-verify'], '/dist/bioid-elements.js'),
+      // No element: what the script costs by itself (parse, evaluation, the tags defined).
+      '/ours-none': page([], '/dist/bioid-elements.js'),
+      '/bare-none': page([], '/cache/bare-lit.js'),
       '/bare': page(['bare-lit'], '/cache/bare-lit.js'),
       '/bare-n': page(
         tags.map(() => 'bare-lit'),
@@ -105,9 +108,9 @@ export async function runStartup(shared) {
   try {
     const b = await browser(shared);
     // One unmeasured load of each warms the browser process itself (not the scripts: no-store).
-    const pages = { ours: '/ours', bare: '/bare', one: '/ours-one', bareN: '/bare-n' };
+    const pages = { ours: '/ours', bare: '/bare', one: '/ours-one', bareN: '/bare-n', none: '/ours-none', bareNone: '/bare-none' };
     for (const path of Object.values(pages)) await once(b, `${server.origin}${path}`);
-    const runs = { ours: [], bare: [], one: [], bareN: [] };
+    const runs = Object.fromEntries(Object.keys(pages).map((key) => [key, []]));
     for (let i = 0; i < RUNS; i++) {
       for (const [key, path] of Object.entries(pages)) runs[key].push(await once(b, `${server.origin}${path}`));
     }
@@ -120,6 +123,18 @@ export async function runStartup(shared) {
     };
     const figure = (key, field, floor = 'bare') =>
       `${ratioOf(key, field, floor).toFixed(2)}× (${fmt(stat(key, field), 1)} ms vs ${fmt(stat(floor, field), 1)} ms)`;
+    // ours − bare of one step of the page, in CPU ms: from `from` to `to` (differences of medians).
+    const step = (to, from, bareTo, bareFrom) => ({
+      ours: stat(to, 'cpu') - (from ? stat(from, 'cpu') : 0),
+      bare: stat(bareTo, 'cpu') - (bareFrom ? stat(bareFrom, 'cpu') : 0),
+    });
+    const further = tags.length - 1;
+    const rest = step('ours', 'one', 'bareN', 'bare');
+    const steps = [
+      ['a page with the script and no element (the measuring included)', step('none', undefined, 'bareNone')],
+      ['the first element (<bio-verify>; a <bare-lit>)', step('one', 'none', 'bare', 'bareNone')],
+      [`each further tag, of ${further}`, { ours: rest.ours / further, bare: rest.bare / further }],
+    ];
     // The budget compares the same number of elements; one bare element is context.
     const wall = atMost(ratioOf('ours', 'wall', 'bareN'), 1.3, '×');
     const cpu = atMost(ratioOf('ours', 'cpu', 'bareN'), 1.3, '×');
@@ -162,9 +177,17 @@ export async function runStartup(shared) {
           '—',
           `the script's own cost without the other elements; wall clock ${figure('one', 'wall')}`,
         ),
+        row(
+          SECTION,
+          `where the ${tags.length}-tag page's CPU goes, ours vs bare Lit (context): the script alone, the first element, each further tag`,
+          steps.map(([, { ours, bare }]) => `${fmt(ours, 1)} vs ${fmt(bare, 1)} ms`).join(' · '),
+          '',
+          '—',
+          `${steps.map(([what, { ours, bare }]) => `${what}: ours ${fmt(ours, 1)} ms, bare ${fmt(bare, 1)} ms (+${fmt(ours - bare, 1)})`).join('; ')}; differences of the medians of pages with no element, one, and all ${tags.length}`,
+        ),
       ],
       methods: [
-        `Start-up: headless system Chromium (puppeteer-core through scripts/engines.mjs, the path from scripts/browsers.mjs, --disable-gpu …). The page holds the elements (${tags.join(', ')}; reader status pinned so no network is involved); a page function takes t0 = performance.now(), inserts the classic script, and resolves when customElements.whenDefined of every tag, every element's updateComplete and a layout of each shadow root are done (wall clock: includes fetching the script from 127.0.0.1, parsing and running it). The renderer main thread's CPU time over the same span comes from CDP Performance.getMetrics (ThreadTime with timeDomain threadTicks) read before and after. The floor page is the same with one <bare-lit> (context rows: one of our elements; as many <bare-lit> as our tags). Scripts are served no-store, each run is a fresh page, ${RUNS} runs of each page interleaved after one warm-up each; figures are ratios of medians. On a loaded machine the wall-clock medians move by tens of percent between runs; the CPU figure does not.`,
+        `Start-up: headless system Chromium (puppeteer-core through scripts/engines.mjs, the path from scripts/browsers.mjs, --disable-gpu …). The page holds the elements (${tags.join(', ')}; reader status pinned so no network is involved); a page function takes t0 = performance.now(), inserts the classic script, and resolves when customElements.whenDefined of every tag, every element's updateComplete and a layout of each shadow root are done (wall clock: includes fetching the script from 127.0.0.1, parsing and running it). The renderer main thread's CPU time over the same span comes from CDP Performance.getMetrics (ThreadTime with timeDomain threadTicks) read before and after. The floor page is the same with one <bare-lit> (context rows: one of our elements; as many <bare-lit> as our tags; each script on a page with no element, so the script's own cost, the first element's and each further tag's can be told apart). Scripts are served no-store, each run is a fresh page, ${RUNS} runs of each page interleaved after one warm-up each; figures are ratios of medians. On a loaded machine the wall-clock medians move by tens of percent between runs; the CPU figure does not.`,
       ],
     };
   } finally {
