@@ -79,8 +79,18 @@ export async function runChecks(
           'status',
         ),
       async () => {
-        if ((await loopbackPermission())?.state === 'denied') throw blockedError(local.localServiceUrl);
-        status = await fetchStatus(local);
+        // Denied, nothing is sent. Denied at the question the browser puts as this request goes out (while
+        // 'prompt'), the request fails as if nothing answered: the permission read again tells the two apart.
+        const blocked = async () => {
+          if ((await loopbackPermission())?.state === 'denied') throw blockedError(local.localServiceUrl);
+        };
+        await blocked();
+        try {
+          status = await fetchStatus(local);
+        } catch (error) {
+          await blocked();
+          throw error;
+        }
         const devices = status.devices
           .filter((d) => d.connected)
           .map((d) => `${asText(d.deviceId)}${d.model ? ` (${asText(d.model)})` : ''}`);

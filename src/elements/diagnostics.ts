@@ -5,7 +5,6 @@
  * next to `bioid-elements.js` (docs/elements.md); a bundler splits it off as it does any `import()`.
  */
 import { html, nothing, type TemplateResult } from 'lit';
-import type { TestCaptureResult } from '../core/discovery.js';
 import { version } from '../version.js';
 import { ROWS, runChecks, type Row, type RowId } from './diagnose.js';
 import { translations, type LocalizeController } from './localize.js';
@@ -27,42 +26,46 @@ export interface PanelHost {
 }
 
 export class DiagnosticsPanel {
-  private rows: Partial<Record<RowId, Row>> = {};
-  private capture: TestCaptureResult | undefined;
+  #rows: Partial<Record<RowId, Row>> = {};
+  /** The test capture's image (a data:image/ URL within the cap, diagnose.ts), when it came with one. */
+  #image: string | undefined;
   /** The outcome of "copy report": true when copied, false when the report is shown selected instead. */
-  private copied: boolean | undefined;
-  private running: Promise<string> | undefined;
+  #copied: boolean | undefined;
+  #running: Promise<string> | undefined;
+  readonly #host: PanelHost;
 
-  constructor(private readonly host: PanelHost) {}
+  constructor(host: PanelHost) {
+    this.#host = host;
+  }
 
   /** Runs every check (unless they are running); resolves with the report once each row has its status word. */
   start(): Promise<string> {
-    return (this.running ??= this.check().finally(() => (this.running = undefined)));
+    return (this.#running ??= this.#check().finally(() => (this.#running = undefined)));
   }
 
-  private update(change: () => void): void {
+  #update(change: () => void): void {
     change();
-    this.host.element.requestUpdate();
+    this.#host.element.requestUpdate();
   }
 
-  private async check(): Promise<string> {
-    this.update(() => {
-      this.rows = {};
-      this.capture = this.copied = undefined;
+  async #check(): Promise<string> {
+    this.#update(() => {
+      this.#rows = {};
+      this.#image = this.#copied = undefined;
     });
     await runChecks(
-      this.host.element.localName,
-      this.host.settings(),
-      (id, row) => this.update(() => (this.rows = { ...this.rows, [id]: row })),
-      (capture) => this.update(() => (this.capture = capture)),
+      this.#host.element.localName,
+      this.#host.settings(),
+      (id, row) => this.#update(() => (this.#rows = { ...this.#rows, [id]: row })),
+      (capture) => this.#update(() => (this.#image = capture.image)),
     );
     return this.report;
   }
 
   /** The rows as shown and reported: each check, then the SDK version and the browser. */
-  private lines(): [string, Partial<Row>][] {
+  #lines(): [string, Partial<Row>][] {
     return [
-      ...ROWS.map((id): [string, Row] => [id, this.rows[id] ?? { status: 'checking' }]),
+      ...ROWS.map((id): [string, Row] => [id, this.#rows[id] ?? { status: 'checking' }]),
       ['sdk', { found: version }],
       ['browser', { found: navigator.userAgent }],
     ];
@@ -70,29 +73,30 @@ export class DiagnosticsPanel {
 
   /** The plain-text report that "copy report" copies: each row's status word, findings, code and message; never a token. */
   get report(): string {
-    const rows = this.lines().map(([id, row]) => [`${id}:`, row.status, row.found, row.code, row.message].filter(Boolean).join(' '));
+    const rows = this.#lines().map(([id, row]) => [`${id}:`, row.status, row.found, row.code, row.message].filter(Boolean).join(' '));
     return [`bioid-sdk diagnostics ${new Date().toISOString()} ${location.origin}${location.pathname}`, ...rows].join('\n');
   }
 
-  private copy = async (): Promise<void> => {
+  #copy = async (): Promise<void> => {
     try {
       await navigator.clipboard.writeText(this.report);
-      this.update(() => (this.copied = true));
+      this.#update(() => (this.#copied = true));
     } catch {
       // No clipboard access (an insecure page, a denied permission): the report is shown selected instead.
-      this.update(() => (this.copied = false));
-      await this.host.element.updateComplete;
-      this.host.element.renderRoot.querySelector('textarea')!.select();
+      this.#update(() => (this.#copied = false));
+      await this.#host.element.updateComplete;
+      this.#host.element.renderRoot.querySelector('textarea')!.select();
     }
   };
 
   render(): TemplateResult {
-    const { capture, copied } = this;
-    const { localize } = this.host;
+    const image = this.#image;
+    const copied = this.#copied;
+    const { localize } = this.#host;
     return html`
       <div part="base" class="base">
         <dl part="rows">
-          ${this.lines().map(
+          ${this.#lines().map(
             ([id, { status, found, cause, message }]) => html`<dt>${id}</dt>
               <dd part="row" data-row=${id}>
                 ${status ? html`<span part="word" data-status=${status} class=${status === 'ok' ? 'done' : status === 'checking' ? '' : 'failed'}>${status}</span>` : nothing}
@@ -101,8 +105,8 @@ export class DiagnosticsPanel {
               </dd>`,
           )}
         </dl>
-        ${capture?.image ? html`<img part="image" src=${capture.image} alt="test-capture" width="160" />` : nothing}
-        <button part="button" type="button" @click=${this.copy}>${localize.term('copyReport')}</button>
+        ${image ? html`<img part="image" src=${image} alt="test-capture" width="160" />` : nothing}
+        <button part="button" type="button" @click=${this.#copy}>${localize.term('copyReport')}</button>
         <p class="status" role="status">${copied ? localize.term('copied') : ''}</p>
         ${copied === false ? html`<textarea part="report" readonly rows="8" aria-label=${localize.term('copyReport')} .value=${this.report}></textarea>` : nothing}
       </div>

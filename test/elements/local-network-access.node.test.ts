@@ -222,6 +222,25 @@ describe('Local Network Access in Chromium (a public page, the local service on 
     assert.strictEqual(statusAttempts, 0);
   });
 
+  it('prompt: <bio-diagnostics> asks; blocked at the question the browser then puts, its row says blocked with its code, not unreachable', async () => {
+    // Chromium blocks the request as after the user's "Block"; the page read 'prompt' before it went out.
+    await open('denied', '<bio-diagnostics local-service-url="LOCAL"></bio-diagnostics>', () => {
+      const query = navigator.permissions.query.bind(navigator.permissions);
+      let reads = 0;
+      navigator.permissions.query = async (descriptor) => {
+        const real = await query(descriptor);
+        return reads++ === 0 ? Object.defineProperty(real, 'state', { value: 'prompt' }) : real;
+      };
+    });
+    await page.waitForFunction(() =>
+      /local-service: (?!checking)/.test((document.querySelector('bio-diagnostics') as unknown as { report: string }).report),
+    );
+    const report = await page.evaluate(() => (document.querySelector('bio-diagnostics') as unknown as { report: string }).report);
+    assert.match(report, /local-service: blocked local-network-blocked/);
+    assert.isAbove(statusAttempts, 0, 'it asked, the permission being prompt');
+    assert.strictEqual(statusHits, 0);
+  });
+
   it('follows the permission: allowed in the site settings, the blocked elements recover without a reload', async () => {
     await open(
       'denied',
