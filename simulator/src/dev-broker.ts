@@ -17,7 +17,7 @@
 import { randomBytes } from 'node:crypto';
 import express, { type Request, type Response } from 'express';
 import { createTokenBroker, toNodeHandler } from 'bioid-sdk/broker';
-import { closeServer, listen, originAllowed, type AllowedOrigins } from './http-util.js';
+import { closeServer, listen, originAllowed, readCookie, type AllowedOrigins } from './http-util.js';
 
 export const DEV_SESSION_COOKIE = 'bioid_simulator_session';
 
@@ -145,12 +145,4 @@ function loopbackReturn(value: unknown, allowed: AllowedOrigins): string | undef
   } catch {
     return undefined;
   }
-}
-
-function readCookie(header: string | null | undefined, name: string): string | undefined {
-  for (const part of (header ?? '').split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
-  return undefined;
 }

@@ -96,3 +96,23 @@ export function route(handler: (req: Request, res: Response) => Promise<void> | 
     Promise.resolve(handler(req, res)).catch(next);
   };
 }
+
+/**
+ * The value of the cookie `name` in a Cookie header, percent-decoded (as the setters encode it); a value
+ * that is not well-formed percent-encoding is returned as sent, so a stray `%` is a session that does not
+ * exist rather than an exception. Undefined when the cookie is absent.
+ */
+export function readCookie(header: string | null | undefined, name: string): string | undefined {
+  for (const part of (header ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) {
+      const value = part.slice(eq + 1).trim();
+      try {
+        return decodeURIComponent(value);
+      } catch {
+        return value;
+      }
+    }
+  }
+  return undefined;
+}
