@@ -1,0 +1,71 @@
+#!/usr/bin/env node
+// `npm run version-packages` (docs/development.md, "Releases"): `changeset version`, one correction, then
+// the lockfile. The correction: while a package is at 0.x, changesets proposes a major of a package that
+// no changeset names when a bump of another leaves its peer range (a minor of bioid-sdk leaves
+// bioid-simulator's `^0.1.0`), and that major is 1.0.0. Published, it could never be taken back (npm never
+// frees a version), and it would promise a stability nobody decided. For a 0.x package the breaking step is
+// the minor, so such a release is written as the next minor: its package.json version and the heading of
+// its CHANGELOG.md entry. A major that a changeset asks for is left as it is.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PACKAGES } from './tarball.mjs';
+
+const NPX = process.platform === 'win32' ? 'npx.cmd' : 'npx';
+const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+
+/** What `changeset status` proposes, read before `changeset version` consumes the changesets. */
+export function proposedReleases(root) {
+  const dir = mkdtempSync(join(tmpdir(), 'bioid-changesets-'));
+  try {
+    const file = join(dir, 'status.json');
+    execFileSync(NPX, ['changeset', 'status', '--output', file], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+    return JSON.parse(readFileSync(file, 'utf8')).releases;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The releases to write as a minor instead: a major from 0.x that no changeset of the package asked for. */
+export function unaskedMajors(releases) {
+  return releases
+    .filter(({ type, oldVersion, changesets }) => type === 'major' && oldVersion.startsWith('0.') && changesets.length === 0)
+    .map(({ name, oldVersion, newVersion }) => {
+      const [, minor] = oldVersion.split('.').map(Number);
+      return { name, from: newVersion, to: `0.${minor + 1}.0` };
+    });
+}
+
+/** Writes `release.to` where `changeset version` wrote `release.from`: the package's version and its changelog heading. */
+export function writeAsMinor(root, release) {
+  const pkg = PACKAGES.find(({ name }) => name === release.name);
+  if (!pkg) throw new Error(`${release.name} is not a package of this repository (scripts/tarball.mjs, PACKAGES)`);
+  const manifestPath = join(root, pkg.dir, 'package.json');
+  const manifest = readFileSync(manifestPath, 'utf8');
+  const version = `"version": "${release.from}"`;
+  if (!manifest.includes(version)) throw new Error(`${manifestPath} does not hold ${version}: run changeset version first`);
+  writeFileSync(manifestPath, manifest.replace(version, `"version": "${release.to}"`));
+  const changelogPath = join(root, pkg.dir, 'CHANGELOG.md');
+  const changelog = readFileSync(changelogPath, 'utf8');
+  const heading = `\n## ${release.from}\n`;
+  if (!changelog.includes(heading)) throw new Error(`${changelogPath} has no "## ${release.from}" entry`);
+  writeFileSync(changelogPath, changelog.replace(heading, `\n## ${release.to}\n`));
+}
+
+/** The whole step: propose, version, correct; the lockfile unless `lockfile` is false. */
+export function versionPackages(root, { lockfile = true, log = console.log } = {}) {
+  const corrections = unaskedMajors(proposedReleases(root));
+  execFileSync(NPX, ['changeset', 'version'], { cwd: root, stdio: 'inherit' });
+  for (const release of corrections) {
+    writeAsMinor(root, release);
+    log(`${release.name}: ${release.to}, not ${release.from} (a peer range left while at 0.x; no changeset asked for a major)`);
+  }
+  if (lockfile) execFileSync(NPM, ['install', '--package-lock-only', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' });
+  return corrections;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  versionPackages(resolve(fileURLToPath(new URL('..', import.meta.url))));
+}
