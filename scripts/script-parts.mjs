@@ -10,6 +10,7 @@
 // from another build (a cached file of the version before) would read the wrong bindings, so it refuses.
 import { createHash } from 'node:crypto';
 import { readdirSync } from 'node:fs';
+import { relative, sep } from 'node:path';
 import MagicString from 'magic-string';
 
 const KIT = '__bioidKit';
@@ -76,9 +77,18 @@ export function scriptParts() {
   return {
     name: 'script-parts',
     renderStart() {
-      // The same source gives the same id; any change in any module gives another.
+      // The same source gives the same id; any change in any module gives another. Modules are named by
+      // their path in the project or in node_modules, not on this machine: the id is a string of the script,
+      // terser picks its short names by the script's character counts, so an absolute path would make each
+      // checkout's script differ (and its size by a byte or two). test/size/reproducible.node.test.ts.
       const hash = createHash('sha256');
-      for (const id of [...this.getModuleIds()].sort()) hash.update(`${id}\0${this.getModuleInfo(id)?.code ?? ''}\0`);
+      const nameOf = (id) => {
+        const path = id.split(sep).join('/');
+        const dependency = path.lastIndexOf('/node_modules/');
+        return dependency >= 0 ? path.slice(dependency + 1) : relative(process.cwd(), id).split(sep).join('/');
+      };
+      const ids = [...this.getModuleIds()].map((id) => [nameOf(id), id]).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      for (const [name, id] of ids) hash.update(`${name}\0${this.getModuleInfo(id)?.code ?? ''}\0`);
       build = `bioid-build:${hash.digest('hex').slice(0, 12)}`;
     },
     renderChunk(code, chunk) {
