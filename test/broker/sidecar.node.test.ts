@@ -199,14 +199,16 @@ describe('bioid-broker serve, failures and shutdown', () => {
   });
 
   it('SIGTERM: /readyz turns 503 at once while requests are still served for BIOID_SHUTDOWN_DELAY_MS, then it stops accepting, lets a request in flight finish, and exits 0', async () => {
-    const slow = await startServer((_req, res) => void setTimeout(() => res.writeHead(204).end(), 700));
-    const sidecar = await startSidecar(brokerEnv(`${slow.url}/check`, { BIOID_SHUTDOWN_DELAY_MS: '400' }));
+    // The delay and the slow session check leave a busy machine time to ask /readyz while it drains.
+    const slow = await startServer((_req, res) => void setTimeout(() => res.writeHead(204).end(), 2000));
+    const sidecar = await startSidecar(brokerEnv(`${slow.url}/check`, { BIOID_SHUTDOWN_DELAY_MS: '1500' }));
     try {
       assert.strictEqual((await get(`${sidecar.url}/readyz`)).status, 200);
       const inFlight = get(`${sidecar.url}/t`, { 'X-CSRF': '1', Cookie: 'sid=alice' });
       await new Promise((resolve) => setTimeout(resolve, 100));
       const exited = sidecar.stop();
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // SIGTERM is handled once the sidecar says so: a fixed pause is too short on a busy machine.
+      assert.lengthOf(await loggedLines(sidecar, (l) => l.event === 'stopping'), 1, sidecar.output());
       const draining = await get(`${sidecar.url}/readyz`);
       assert.strictEqual(draining.status, 503);
       assert.deepStrictEqual(await json(draining), { status: 'unready', reason: 'stopping' });
