@@ -173,7 +173,8 @@ describe('bioid-broker as an operator installs it (npm install bioid-broker, fro
     );
     served = await serveInstalled(
       app,
-      env({ BIOID_METRICS_PORT: '0', BIOID_SHUTDOWN_DELAY_MS: '500', NODE_OPTIONS: `--import=${pathToFileURL(preload).href}` }),
+      // A drain delay with room for a busy machine to ask while it drains.
+      env({ BIOID_METRICS_PORT: '0', BIOID_SHUTDOWN_DELAY_MS: '1500', NODE_OPTIONS: `--import=${pathToFileURL(preload).href}` }),
     );
     const metricsUrl = served.lines.find((l) => l.event === 'listening')!.metrics as string;
     assert.match(metricsUrl, /^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
@@ -189,7 +190,11 @@ describe('bioid-broker as an operator installs it (npm install bioid-broker, fro
     assert.match(text, /^process_cpu_user_seconds_total /m);
 
     served.child.kill('SIGTERM');
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    // Handled once the process says so: a fixed pause is too short on a busy machine.
+    for (const deadline = Date.now() + 5000; !served.lines.some((l) => l.event === 'stopping');) {
+      assert.isBelow(Date.now(), deadline, `no "stopping" line after SIGTERM:\n${served.output()}`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
     const draining = await fetch(`${served.url}/readyz`);
     assert.strictEqual(draining.status, 503);
     assert.deepStrictEqual(await draining.json(), { status: 'unready', reason: 'stopping' });
