@@ -99,7 +99,7 @@ export function startSidecar(env: Record<string, string>): Promise<Sidecar> {
  * lines go out in batches a few milliseconds apart, later still on a busy machine: a fixed pause is not enough.
  */
 export async function loggedLines(
-  sidecar: Sidecar,
+  sidecar: Pick<Sidecar, 'lines'>,
   match: (line: Record<string, unknown>) => boolean,
   count = 1,
   ms = 5_000,

@@ -15,7 +15,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { startIdp, type RunningIdp } from '../../simulator/src/idp.js';
-import { startSessionCheck } from '../broker/bin-support.js';
+import { loggedLines, startSessionCheck } from '../broker/bin-support.js';
 import { APP_ORIGIN, CLIENT } from '../broker/support.js';
 import { installOffline, pack, type Packed } from '../support/offline-install.js';
 import { copyPackage } from '../../scripts/tarball.mjs';
@@ -191,10 +191,7 @@ describe('bioid-broker as an operator installs it (npm install bioid-broker, fro
 
     served.child.kill('SIGTERM');
     // Handled once the process says so: a fixed pause is too short on a busy machine.
-    for (const deadline = Date.now() + 5000; !served.lines.some((l) => l.event === 'stopping');) {
-      assert.isBelow(Date.now(), deadline, `no "stopping" line after SIGTERM:\n${served.output()}`);
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    assert.lengthOf(await loggedLines(served, (l) => l.event === 'stopping'), 1, served.output());
     const draining = await fetch(`${served.url}/readyz`);
     assert.strictEqual(draining.status, 503);
     assert.deepStrictEqual(await draining.json(), { status: 'unready', reason: 'stopping' });
