@@ -10,6 +10,9 @@ export const TERSER_OPTIONS = {
     // called with `new` or whose prototype is read; none is (the factories on window.BioIDSDK are plain
     // calls, BioID a class).
     unsafe_arrows: true,
+    // Function declarations moved to the top of their scope, where the language puts them anyway: the
+    // helpers of a module then sit together, which gzip finds more of (about 70 B in the script, 50 B in the core entry).
+    hoist_funs: true,
   },
   format: { comments: false },
 };
