@@ -74,6 +74,25 @@ export async function fetchStatus(ctx: LocalServiceContext, signal?: AbortSignal
   return parseStatus(reply);
 }
 
+/**
+ * `request` to the local service, unless the browser does not let this page reach it: `local-network-blocked`
+ * when the permission is denied (nothing is sent), and when it is denied after the request failed. A user who
+ * answers "Block" to the question the browser puts as the request goes out (while 'prompt') makes the request
+ * fail as if nothing answered; the permission read again tells the two apart.
+ */
+export async function unlessBlocked<T>(localServiceUrl: string, request: () => Promise<T>): Promise<T> {
+  const blocked = async () => {
+    if ((await loopbackPermission())?.state === 'denied') throw blockedError(localServiceUrl);
+  };
+  await blocked();
+  try {
+    return await request();
+  } catch (error) {
+    await blocked();
+    throw error;
+  }
+}
+
 /** The dispatch target: the workstation and its first connected device. */
 export function pickTarget(status: LocalStatus, localServiceUrl: string): { workstationId: string; deviceId: string } {
   const device = status.devices.find((d) => d.connected);

@@ -20,15 +20,7 @@ import {
   type FingerprintReaderConfig,
   type Pin,
 } from './config.js';
-import {
-  blockedError,
-  fetchStatus,
-  loopbackPermission,
-  pickTarget,
-  testCapture,
-  type LocalServiceContext,
-  type TestCaptureResult,
-} from './discovery.js';
+import { fetchStatus, pickTarget, testCapture, unlessBlocked, type LocalServiceContext, type TestCaptureResult } from './discovery.js';
 import { BioIDError, callListener } from './errors.js';
 import { callMiddleware, type MiddlewareContext } from './middleware.js';
 import { connectLocalService, statusWatcher, type ReaderStatus, type StatusWatcher } from './status-watch.js';
@@ -145,11 +137,12 @@ class FingerprintReaderImpl implements FingerprintReader {
     const signal = this.#signalFor(own(o, 'signal') as AbortSignal | undefined);
     if (this.#parts.pin) return { ...this.#parts.pin }; // spec 9.3: no discovery when pinned
     const { localServiceUrl } = this.#parts.localService;
-    if ((await loopbackPermission())?.state === 'denied') throw blockedError(localServiceUrl);
-    connectLocalService(); // an operation the page started: the status watchers may ask from now on too
-    // What the reader's status watch heard lately, so an element's click sends the dispatch alone: the
-    // page-wide watch an element starts on the first sign of intent (a fetchImpl of its own has its own).
-    return this.#watcher().knownTarget() ?? pickTarget(await fetchStatus(this.#parts.localService, signal), localServiceUrl);
+    return unlessBlocked(localServiceUrl, async () => {
+      connectLocalService(); // an operation the page started: the status watchers may ask from now on too
+      // What the reader's status watch heard lately, so an element's click sends the dispatch alone: the
+      // page-wide watch an element starts on the first sign of intent (a fetchImpl of its own has its own).
+      return this.#watcher().knownTarget() ?? pickTarget(await fetchStatus(this.#parts.localService, signal), localServiceUrl);
+    });
   }
 
   async enroll(o: CaptureOptions): Promise<EnrollResult> {

@@ -10,15 +10,7 @@
  * A failed row keeps the core's code and message: diagnostics add no error codes.
  */
 import { DEFAULT_READER_SERVICE_URL, DEFAULT_TIMEOUT_MS, httpUrlOr, requireHttpUrl } from '../core/config.js';
-import {
-  blockedError,
-  fetchStatus,
-  loopbackPermission,
-  pickTarget,
-  testCapture,
-  type LocalStatus,
-  type TestCaptureResult,
-} from '../core/discovery.js';
+import { fetchStatus, pickTarget, testCapture, unlessBlocked, type LocalStatus, type TestCaptureResult } from '../core/discovery.js';
 import { BioIDError, messageOf, scrubServerText } from '../core/errors.js';
 import { joinPath, send, type FetchLike } from '../core/http.js';
 import { asBioIDError } from './events.js';
@@ -79,18 +71,7 @@ export async function runChecks(
           'status',
         ),
       async () => {
-        // Denied, nothing is sent. Denied at the question the browser puts as this request goes out (while
-        // 'prompt'), the request fails as if nothing answered: the permission read again tells the two apart.
-        const blocked = async () => {
-          if ((await loopbackPermission())?.state === 'denied') throw blockedError(local.localServiceUrl);
-        };
-        await blocked();
-        try {
-          status = await fetchStatus(local);
-        } catch (error) {
-          await blocked();
-          throw error;
-        }
+        status = await unlessBlocked(local.localServiceUrl, () => fetchStatus(local));
         const devices = status.devices
           .filter((d) => d.connected)
           .map((d) => `${asText(d.deviceId)}${d.model ? ` (${asText(d.model)})` : ''}`);

@@ -212,6 +212,32 @@ describe('Local Network Access in Chromium (a public page, the local service on 
     assert.strictEqual(statusAttempts, 0, 'no /status request, not even for the verify click');
   });
 
+  it('prompt: a verify click the user blocks at the question it made the browser put fails with local-network-blocked, not local-service-unreachable', async () => {
+    // As in the diagnostics case below: the page reads 'prompt' once, then Chromium blocks as after "Block".
+    await open(
+      'denied',
+      '<bio-verify middleware-url="LOCAL" token-endpoint="/token" local-service-url="LOCAL" subject-id="alice" integrator-id="acme"></bio-verify>',
+      () => {
+        const query = navigator.permissions.query.bind(navigator.permissions);
+        let reads = 0;
+        navigator.permissions.query = async (descriptor) => {
+          const real = await query(descriptor);
+          return reads++ === 0 ? Object.defineProperty(real, 'state', { value: 'prompt' }) : real;
+        };
+      },
+    );
+    await clickIn('bio-verify', 'button');
+    await page.waitForFunction(() => (window as unknown as { errors: unknown[] }).errors.length === 1);
+    const errors = await page.evaluate(() => (window as unknown as { errors: { operation: string; code: string }[] }).errors);
+    assert.deepEqual(
+      errors.map((e) => [e.operation, e.code]),
+      [['verify', 'local-network-blocked']],
+    );
+    assert.include(await shadowText('bio-verify'), 'The browser blocks this site');
+    assert.isAbove(statusAttempts, 0, 'the click asked, the permission being prompt');
+    assert.strictEqual(statusHits, 0);
+  });
+
   it('denied: <bio-diagnostics> reports the local service blocked, with its code, and sends nothing there', async () => {
     await open('denied', '<bio-diagnostics local-service-url="LOCAL"></bio-diagnostics>');
     await page.waitForFunction(() =>
