@@ -5,7 +5,9 @@
 // publint (package.json, `files` and `exports` against what the tarball holds) and @arethetypeswrong/cli
 // (attw: what TypeScript resolves for every entry point), and its sizes are printed as npm prints them:
 // packed (the .tgz) and unpacked, 1 kB = 1000 B, with the bytes. Any problem either tool finds fails the
-// check, and so does a bioid-sdk tarball over its ceiling (bench/budgets.json, "tarball").
+// check, and so does a bioid-sdk tarball over its ceiling (bench/budgets.json, "tarball"). The packages
+// are packed as the next release publishes them: with the pending changesets applied, whose text grows
+// each CHANGELOG.md (scripts/version-packages.mjs, applyPendingChangesets).
 // bioid-sdk is packed without its prepack, from the dist/ of `npm run build` (npm test builds first).
 // docs/development.md, "Releasing".
 import { execFile } from 'node:child_process';
@@ -16,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { TARBALL_BUDGET } from '../bench/budgets.mjs';
 import { formatBytes, packPackages } from './tarball.mjs';
+import { applyPendingChangesets } from './version-packages.mjs';
 
 const run = promisify(execFile);
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
@@ -56,7 +59,13 @@ const size = (bytes) => `${formatBytes(bytes)} (${bytes.toLocaleString('en-US')}
 const work = mkdtempSync(join(tmpdir(), 'bioid-release-check-'));
 let failed = false;
 try {
-  const packed = await packPackages(work);
+  // What the next release publishes: the pending changesets applied, their text in each CHANGELOG.md.
+  let versions;
+  const packed = await packPackages(work, { prepare: (tree) => (versions = applyPendingChangesets(tree)) });
+  if (versions) {
+    const list = Object.entries(versions).map(([name, version]) => `${name} ${version}`);
+    console.log(`The next release, with the pending changesets applied (npm run version-packages): ${list.join(', ')}`);
+  }
   const checked = await Promise.all(
     packed.map(async (pkg) => {
       const [publint, types] = await Promise.all([

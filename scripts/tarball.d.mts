@@ -31,5 +31,5 @@ export declare function formatBytes(bytes: number): string;
 export declare function readTarball(tarball: string): TarballContents;
 /** The package at `from` copied to `to` (with `onlyFiles`, only what its package.json publishes), node_modules linked to the repository's. */
 export declare function copyPackage(from: string, to: string, onlyFiles: boolean): void;
-/** Packs the three packages from a copy of the tree made in `work` (an empty folder). */
-export declare function packPackages(work: string): Promise<PackedPackage[]>;
+/** Packs the three packages from a copy of the tree made in `work` (an empty folder); `prepare` changes the copy first. */
+export declare function packPackages(work: string, options?: { prepare?: (tree: string) => unknown }): Promise<PackedPackage[]>;

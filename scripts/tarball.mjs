@@ -92,9 +92,10 @@ export function copyPackage(from, to, onlyFiles) {
 /**
  * Packs the three packages from a copy of the tree made in `work` (which must exist and be empty), the
  * tarballs written to `work`/tarballs; each result is its PACKAGES entry, the tarball's path and
- * readTarball's figures. The packs run at once (two of them run an esbuild build).
+ * readTarball's figures. `prepare` changes the copy before it is packed (release:check applies the pending
+ * changesets). The packs run at once (two of them run an esbuild build).
  */
-export async function packPackages(work) {
+export async function packPackages(work, { prepare } = {}) {
   if (!existsSync(join(ROOT, 'dist/index.js')) || !existsSync(join(ROOT, 'custom-elements.json'))) {
     throw new Error('dist/ or custom-elements.json is missing: run `npm run build` first.');
   }
@@ -103,6 +104,7 @@ export async function packPackages(work) {
   mkdirSync(tarballs, { recursive: true });
   copyPackage(ROOT, tree, true);
   for (const { dir } of PACKAGES.slice(1)) copyPackage(join(ROOT, dir), join(tree, dir), false);
+  prepare?.(tree);
   return Promise.all(
     PACKAGES.map(async (pkg) => {
       const args = ['pack', '--silent', '--pack-destination', tarballs, ...(pkg.ignoreScripts ? ['--ignore-scripts'] : [])];

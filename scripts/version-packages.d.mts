@@ -20,4 +20,9 @@ export declare function unaskedMajors(releases: ProposedRelease[]): Correction[]
 /** Writes `release.to` where `changeset version` wrote `release.from` (package.json, CHANGELOG.md heading). */
 export declare function writeAsMinor(root: string, release: Correction): void;
 /** `changeset version` with the corrections, then the lockfile unless `lockfile` is false. */
-export declare function versionPackages(root: string, options?: { lockfile?: boolean; log?: (line: string) => void }): Correction[];
+export declare function versionPackages(
+  root: string,
+  options?: { lockfile?: boolean; log?: (line: string) => void; stdio?: 'inherit' | 'ignore' },
+): Correction[];
+/** The copy of this repository at `tree` with the pending changesets applied; its packages' versions, or undefined when none is pending. */
+export declare function applyPendingChangesets(tree: string): Record<string, string> | undefined;

@@ -7,7 +7,7 @@
 // the minor, so such a release is written as the next minor: its package.json version and the heading of
 // its CHANGELOG.md entry. A major that a changeset asks for is left as it is.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -55,9 +55,9 @@ export function writeAsMinor(root, release) {
 }
 
 /** The whole step: propose, version, correct; the lockfile unless `lockfile` is false. */
-export function versionPackages(root, { lockfile = true, log = console.log } = {}) {
+export function versionPackages(root, { lockfile = true, log = console.log, stdio = 'inherit' } = {}) {
   const corrections = unaskedMajors(proposedReleases(root));
-  execFileSync(NPX, ['changeset', 'version'], { cwd: root, stdio: 'inherit' });
+  execFileSync(NPX, ['changeset', 'version'], { cwd: root, stdio });
   for (const release of corrections) {
     writeAsMinor(root, release);
     log(`${release.name}: ${release.to}, not ${release.from} (a peer range left while at 0.x; no changeset asked for a major)`);
@@ -66,6 +66,29 @@ export function versionPackages(root, { lockfile = true, log = console.log } = {
   return corrections;
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  versionPackages(resolve(fileURLToPath(new URL('..', import.meta.url))));
+const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
+
+/**
+ * Makes the copy of this repository at `tree` (scripts/tarball.mjs) what the next release publishes: the
+ * pending changesets applied as `npm run version-packages` applies them, so the packed CHANGELOG.md holds
+ * their text and release:check and the tarball test measure what a release ships. changesets reads the
+ * history, so the copy becomes a git repository of its own. Returns the packages' versions as written, or
+ * undefined when no changeset is pending (as in the publish job, which runs after the versions).
+ */
+export function applyPendingChangesets(tree) {
+  const pending = readdirSync(join(ROOT, '.changeset')).filter((file) => file.endsWith('.md') && file !== 'README.md');
+  if (pending.length === 0) return undefined;
+  cpSync(join(ROOT, '.changeset'), join(tree, '.changeset'), { recursive: true });
+  cpSync(join(ROOT, 'lerna.json'), join(tree, 'lerna.json'));
+  writeFileSync(join(tree, '.gitignore'), 'node_modules\n');
+  const git = (...args) => execFileSync('git', args, { cwd: tree, stdio: 'ignore' });
+  git('init', '-q', '-b', 'main');
+  git('add', '-A');
+  git('-c', 'user.email=release-check@localhost', '-c', 'user.name=release-check', 'commit', '-q', '-m', 'the tree as it is');
+  versionPackages(tree, { lockfile: false, log: () => {}, stdio: 'ignore' });
+  return Object.fromEntries(
+    PACKAGES.map(({ name, dir }) => [name, JSON.parse(readFileSync(join(tree, dir, 'package.json'), 'utf8')).version]),
+  );
 }
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) versionPackages(ROOT);

@@ -4,16 +4,21 @@
  * bioid-sdk from the dist/ of `npm run build`), and each tarball is read back: every file matches a pattern
  * of its package's allow list below (a file none matches fails the test, named, so nothing from the
  * repository leaks in by accident), every file package.json points at is in it, and bioid-sdk stays within
- * its ceiling (bench/budgets.json, "tarball"). Reads dist/: run `npm run build` first.
+ * its ceiling (bench/budgets.json, "tarball"), packed as the next release publishes it (the pending changesets
+ * applied). Reads dist/: run `npm run build` first.
  *
  * A new kind of file in a package is a decision: add its pattern here, with what it is for.
  */
 import { assert } from 'chai';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { TARBALL_BUDGET } from '../../bench/budgets.mjs';
 import { formatBytes, packPackages, type PackedPackage } from '../../scripts/tarball.mjs';
+import { applyPendingChangesets } from '../../scripts/version-packages.mjs';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** Every package's own files; npm adds package.json, README and LICENSE, `files` names CHANGELOG.md. */
 const OWN = ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md'];
@@ -100,7 +105,8 @@ describe('What each package ships (docs/versioning.md, "What is in the package")
 
   before(async () => {
     work = mkdtempSync(join(tmpdir(), 'bioid-tarball-'));
-    for (const pkg of await packPackages(work)) packed.set(pkg.name, pkg);
+    // As the next release publishes them: the pending changesets applied, their text in each CHANGELOG.md.
+    for (const pkg of await packPackages(work, { prepare: applyPendingChangesets })) packed.set(pkg.name, pkg);
   });
 
   after(() => {
@@ -151,6 +157,18 @@ describe('What each package ships (docs/versioning.md, "What is in the package")
       `bioid-sdk packs to ${bytes} B (${formatBytes(bytes)}; ${formatBytes(unpacked)} unpacked, ${files.length} files), ` +
         `${bytes - TARBALL_BUDGET} B over its ${TARBALL_BUDGET} B ceiling. Its largest files, unpacked: ${largest.join(', ')}.`,
     );
+  });
+
+  it("bioid-sdk is measured as the next release publishes it: its CHANGELOG.md holds every pending changeset's text for it", () => {
+    const changelog = tarball('bioid-sdk')
+      .files.find((file) => file.path === 'CHANGELOG.md')!
+      .contents.toString('utf8');
+    const dir = join(ROOT, '.changeset');
+    const pending = readdirSync(dir)
+      .filter((file) => file.endsWith('.md') && file !== 'README.md')
+      .map((file) => /^---\n([\s\S]*?)\n---\n\s*([\s\S]*?)\s*$/.exec(readFileSync(join(dir, file), 'utf8'))!)
+      .filter(([, releases]) => /^['"]?bioid-sdk['"]?:/m.test(releases!));
+    for (const [, , text] of pending) assert.include(changelog, text!.split('\n')[0]);
   });
 
   it('bioid-sdk ships the script, the file it loads on use, the per-tag modules, their declarations and the elements manifest', () => {
