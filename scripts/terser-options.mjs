@@ -13,6 +13,9 @@ export const TERSER_OPTIONS = {
     // Function declarations moved to the top of their scope, where the language puts them anyway: the
     // helpers of a module then sit together, which gzip finds more of (about 70 B in the script, 50 B in the core entry).
     hoist_funs: true,
+    // Unused trailing parameters dropped: they change only a function's `length`, which neither Lit nor
+    // this code reads (about 10 B).
+    keep_fargs: false,
   },
   format: { comments: false },
 };

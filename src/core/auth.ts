@@ -28,11 +28,11 @@ export function boundedSource(source: TokenSource, timeoutMs: number): TokenSour
       };
 }
 
-/** `promise`, or a `timeout` error naming `what` once `timeoutMs` has passed. */
+/** The token `promise`, or a `ReaderAuthError` with code `timeout` naming `what` once `timeoutMs` has passed. */
 function within<T>(promise: Promise<T>, timeoutMs: number, what: string): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new BioIDError('timeout', `${what} did not settle within ${timeoutMs} ms.`)), timeoutMs);
+    timer = setTimeout(() => reject(new ReaderAuthError(`${what} did not settle within ${timeoutMs} ms.`, { code: 'timeout' })), timeoutMs);
   });
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
@@ -97,11 +97,12 @@ async function callGetToken(getToken: string | (() => string | Promise<string>),
     try {
       value = await within(Promise.resolve().then(getToken), timeoutMs, 'getToken');
     } catch (error) {
-      if (error instanceof ReaderAuthError || (error instanceof BioIDError && error.code === 'timeout')) throw error;
+      // Spec 7: whatever getToken throws surfaces as a ReaderAuthError (a BioIDError of another class too).
+      if (error instanceof ReaderAuthError) throw error;
       throw new ReaderAuthError(`getToken failed: ${scrubServerText(messageOf(error))}`, {
         cause: error,
-        retryable: error instanceof BioIDError ? error.retryable : false,
-        status: error instanceof BioIDError ? error.status : undefined,
+        // A BioIDError's say on trying again, and its status, are kept.
+        ...(error instanceof BioIDError && { retryable: error.retryable, status: error.status }),
       });
     }
   }

@@ -173,7 +173,8 @@ export const optionalIntegratorId: Check<string | undefined> = (value, field) =>
 };
 
 /**
- * An absolute http(s) URL, returned without a trailing slash so paths join predictably. `secure`: the
+ * An absolute http(s) URL, returned without a trailing slash so paths join predictably, nor a bare `?` or
+ * `#` (an empty query or fragment, which href keeps: a path joined after it would not be a path). `secure`: the
  * address of a party that receives a token or the client secret (the middleware, the identity provider),
  * so https, or plain http on loopback only, where nothing crosses a network.
  */
@@ -182,7 +183,7 @@ export function requireHttpUrl(value: unknown, field: string, secure = false): s
   if (secure && url.protocol === 'http:' && !isLoopback(url.hostname)) {
     throw configError(`${field} must be an https URL (http on loopback only).`);
   }
-  return url.href.replace(/\/+$/, '');
+  return url.href.replace(/[/?#]+$/, '');
 }
 
 /** `requireHttpUrl` for the middleware and the identity provider: https unless loopback. */

@@ -81,13 +81,14 @@ export class BioIDError extends Error {
 }
 
 /** The codes of a failure to obtain a token: which token source failed, and how. */
-export type TokenErrorCode = 'auth' | 'session-expired' | 'broker-unavailable' | 'cookie-blocked';
+export type TokenErrorCode = 'auth' | 'session-expired' | 'broker-unavailable' | 'cookie-blocked' | 'timeout';
 
 /**
  * No middleware token could be obtained (spec 5.7, 7: a throwing `getToken` of a reader). The same class
  * serves every token source, so one `instanceof` check covers "no token"; `code` tells which failure:
- * `auth` (a getToken or IdP failure), or the token broker's `session-expired`, `broker-unavailable`,
- * `cookie-blocked`.
+ * `auth` (a getToken or IdP failure, whatever the getToken threw), the token broker's `session-expired`,
+ * `broker-unavailable`, `cookie-blocked`, or `timeout` (a getToken or token source that did not settle
+ * within `timeoutMs`, spec 8).
  */
 export class ReaderAuthError extends BioIDError {
   declare readonly code: TokenErrorCode;

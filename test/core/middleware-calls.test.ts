@@ -1,6 +1,6 @@
 import { assert } from 'chai';
 import { rejectsWith } from '../support/expect-error.js';
-import { BioIDError, WORKSTATION_OFFLINE_TEXT, createFingerprintReader } from '../../src/index.js';
+import { BioIDError, ReaderAuthError, WORKSTATION_OFFLINE_TEXT, createFingerprintReader } from '../../src/index.js';
 import { hang, json, refuse, text, tick } from '../support/fake-network.js';
 import { installFakeClock } from '../support/fake-clock.js';
 import { LOCAL, MW, readerOver, standardNetwork } from '../support/sdk-fixtures.js';
@@ -82,7 +82,7 @@ describe('middleware calls (spec 4.4, 5.1, 7, 8)', () => {
     }
   });
 
-  it('spec 8: a getToken that never settles is bounded by timeoutMs too', async () => {
+  it('spec 8: a getToken that never settles is bounded by timeoutMs too, as a ReaderAuthError (spec 7: no token)', async () => {
     const reader = createFingerprintReader({
       ...PIN,
       middlewareUrl: MW,
@@ -96,7 +96,9 @@ describe('middleware calls (spec 4.4, 5.1, 7, 8)', () => {
       await clock.tickAsync(49);
       assert.strictEqual(settled.state, 'pending', 'still waiting at 49 ms');
       await clock.tickAsync(1);
-      await rejectsWith(settled.promise, code('timeout', /getToken did not settle within 50 ms/));
+      const error = await rejectsWith(settled.promise, code('timeout', /getToken did not settle within 50 ms/));
+      assert.instanceOf(error, ReaderAuthError);
+      assert.isTrue((error as ReaderAuthError).retryable);
     } finally {
       clock.uninstall();
     }
@@ -209,8 +211,15 @@ describe('middleware calls (spec 4.4, 5.1, 7, 8)', () => {
     assert.ok(!error.message.includes('eyJ'));
   });
 
-  it('middlewareUrl with a trailing slash or a path prefix joins correctly; ids in paths are URL-encoded', async () => {
-    for (const base of ['https://mw.example.com/api/v2/', 'https://mw.example.com/api/v2']) {
+  it('middlewareUrl with a trailing slash, a bare ? or # or a path prefix joins correctly; ids in paths are URL-encoded', async () => {
+    // A bare ? or # is an empty query or fragment, which URL's href keeps: the path must still join after /api/v2.
+    for (const base of [
+      'https://mw.example.com/api/v2/',
+      'https://mw.example.com/api/v2',
+      'https://mw.example.com/api/v2?',
+      'https://mw.example.com/api/v2#',
+      'https://mw.example.com/api/v2/?#',
+    ]) {
       const net = standardNetwork().on('GET', `${MW}/biometrics/a%2Fb%20c%3F`, () => json({ subjectId: 'a/b c?', records: [] }));
       const reader = createFingerprintReader({ ...PIN, middlewareUrl: base, fetchImpl: net.fetch, getToken: 't' });
       assert.deepStrictEqual(await reader.fetchEnrolled({ subjectId: 'a/b c?' }), { subjectId: 'a/b c?', records: [] });

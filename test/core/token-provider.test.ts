@@ -68,6 +68,21 @@ describe('tokenProvider strategy (spec 2.2 A, 5.3)', () => {
     assert.strictEqual(net.callsTo(`${MW}/orchestrator/verify`).length, 0, 'no request without a token');
   });
 
+  it('spec 7: a getToken that throws a BioIDError of another class (a timeout of its own) surfaces as ReaderAuthError, retryable as it was', async () => {
+    const cause = new BioIDError('timeout', 'the session service did not answer');
+    const reader = createFingerprintReader({
+      ...PIN,
+      middlewareUrl: MW,
+      fetchImpl: standardNetwork().fetch,
+      getToken: () => Promise.reject(cause),
+    });
+    const error = await reader.search().catch((e: unknown) => e);
+    assert.ok(error instanceof ReaderAuthError, String((error as Error)?.name));
+    assert.strictEqual(error.code, 'auth');
+    assert.strictEqual(error.cause, cause);
+    assert.isTrue(error.retryable);
+  });
+
   it('a getToken that rejects with something whose text cannot even be read is still a ReaderAuthError', async () => {
     const hostile = { toString: 1 };
     const reader = createFingerprintReader({
