@@ -10,6 +10,7 @@
 import { createHash } from 'node:crypto';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { CHECK_ENV } from './check-env.js';
 
 export interface CheckOptions {
   /** A signed-in session's Cookie header (`name=value`); without it the success rules are skipped. */
@@ -180,8 +181,10 @@ export async function checkBroker(url: string, options: CheckOptions = {}): Prom
   // Rules 8, 9, 10: signed in.
   let token: string | undefined;
   if (!cookie) {
-    for (const rule of [8, 9, 12, 13]) skip(rule, 'needs a signed-in session: pass --cookie "<name>=<value>"');
-    if (options.expect502) skip(10, 'needs a signed-in session: pass --cookie "<name>=<value>"');
+    // The cookie's ways in that keep it off the command line, where other users of the machine see it.
+    const signIn = `needs a signed-in session: set ${CHECK_ENV.cookie}="<name>=<value>", or pass --cookie - with it on stdin`;
+    for (const rule of [8, 9, 12, 13]) skip(rule, signIn);
+    if (options.expect502) skip(10, signIn);
   } else if (options.expect502) {
     const failed = await probe('signed-in GET (IdP failing)', 'GET', signedIn());
     if (answered(10, failed)) check502(failed, fail);

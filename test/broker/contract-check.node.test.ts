@@ -260,6 +260,17 @@ describe('bioid-broker check names the rule a broker breaks', () => {
     );
   });
 
+  it('without a session cookie, the rules that need one are skipped with the ways to give it that keep it off the command line', async () => {
+    const results = await checkAgainst(reference(), { cookie: undefined });
+    assert.deepStrictEqual(failed(results), []);
+    for (const rule of [8, 9, 12, 13]) {
+      assert.strictEqual(results.get(rule)!.status, 'skip', `rule ${rule}`);
+      const notes = results.get(rule)!.notes.join('\n');
+      assert.include(notes, 'set BIOID_CHECK_COOKIE="<name>=<value>", or pass --cookie - with it on stdin');
+      assert.notInclude(notes, '--cookie "', 'never the cookie as an argument, which other users of the machine see');
+    }
+  });
+
   it('rule 8: a session cookie that is not signed in fails rule 8 with a hint', async () => {
     const results = await checkAgainst(reference(), { cookie: 'sid=nobody' });
     assert.include(failed(results), 8);

@@ -232,15 +232,24 @@ describe('recipe B without a reverse proxy: the sidecar on its own port, the pag
   let sidecar: Sidecar;
   before(async () => {
     // The page's origin must be known before the sidecar starts (BIOID_ALLOWED_ORIGINS), and the sidecar's
-    // address before the page does (BIOID_TOKEN_ENDPOINT): PHP gets a port chosen in advance.
-    const free = await startServer((_req, res) => void res.end());
-    const port = Number(new URL(free.url).port);
-    await free.close();
-    const pageOrigin = `http://127.0.0.1:${port}`;
-    sidecar = await startSidecar(
-      brokerEnv({ BIOID_SESSION_CHECK_URL: `${pageOrigin}/session-check.php`, BIOID_ALLOWED_ORIGINS: pageOrigin }),
-    );
-    php = await startPhp(join(RECIPES, 'sidecar'), { ...pageEnv(), BIOID_TOKEN_ENDPOINT: `${sidecar.url}/token` }, scratch, port);
+    // address before the page does (BIOID_TOKEN_ENDPOINT): PHP gets a port chosen in advance. Another
+    // process (the test files run two at once) may take that port first: then another is chosen.
+    for (let attempt = 1; ; attempt += 1) {
+      const free = await startServer((_req, res) => void res.end());
+      const port = Number(new URL(free.url).port);
+      await free.close();
+      const pageOrigin = `http://127.0.0.1:${port}`;
+      sidecar = await startSidecar(
+        brokerEnv({ BIOID_SESSION_CHECK_URL: `${pageOrigin}/session-check.php`, BIOID_ALLOWED_ORIGINS: pageOrigin }),
+      );
+      try {
+        php = await startPhp(join(RECIPES, 'sidecar'), { ...pageEnv(), BIOID_TOKEN_ENDPOINT: `${sidecar.url}/token` }, scratch, port);
+        return;
+      } catch (error) {
+        await sidecar.stop();
+        if (attempt === 3 || !/Address already in use/.test(String(error))) throw error;
+      }
+    }
   });
   after(async () => {
     await sidecar?.stop();
