@@ -10,6 +10,7 @@ import type { TokenSource } from './token-source.js';
 import {
   DEFAULT_READER_SERVICE_URL,
   SHARED_OPTIONS,
+  configError,
   httpUrlOr,
   optionalIntegratorId,
   optionalString,
@@ -22,7 +23,6 @@ import {
   type BioIDConfig,
   type IdpClientCredentialsAuth,
 } from './config.js';
-import { BioIDError } from './errors.js';
 import type { FetchLike } from './http.js';
 import type { MiddlewareContext } from './middleware.js';
 import { newReader, type FingerprintReader } from './reader.js';
@@ -42,8 +42,7 @@ const IDP_OPTIONS = {
   clientSecret: requireString,
   issuerUrl: (value: unknown, field: string) => {
     if (value === undefined) {
-      throw new BioIDError(
-        'config',
+      throw configError(
         `${field} is required: the operator's default identity issuer is not published. Pass the identity provider's address (for example https://idp.example.com, or https://idp.example.com/realms/<realm>).`,
       );
     }
@@ -89,8 +88,7 @@ export class BioIDCore {
       const auth = readOptions(value, TOKEN_PROVIDER_OPTIONS, 'auth (tokenProvider)');
       const tokens = getTokenSource(auth.getToken, this.timeoutMs);
       if (!tokens) {
-        throw new BioIDError(
-          'config',
+        throw configError(
           'auth.getToken is required: a function resolving to a middleware access token from your token broker, or brokerTokenSource(url).',
         );
       }
@@ -100,22 +98,20 @@ export class BioIDCore {
       const auth = readOptions(value, IDP_OPTIONS, 'auth (idpClientCredentials)', 'auth.');
       // Spec 5.5: the client secret must never reach a browser.
       if (isBrowserLike() && auth.dangerouslyAllowBrowser !== true) {
-        throw new BioIDError(
-          'config',
+        throw configError(
           'auth.type "idpClientCredentials" embeds a client secret and must not run in a browser (spec 5.5). Use "tokenProvider" with a token broker on your server; a kiosk that accepts the risk sets dangerouslyAllowBrowser: true.',
         );
       }
       // Spec 5.4: tokens of this strategy are not tenant-scoped by the caller, so dispatch needs the tenant id.
       if (this.integratorId === undefined) {
-        throw new BioIDError('config', 'integratorId is required when auth.type is "idpClientCredentials" (spec 5.4).');
+        throw configError('integratorId is required when auth.type is "idpClientCredentials" (spec 5.4).');
       }
       const client = { ...auth, type: 'idpClientCredentials' as const } as IdpClientCredentialsAuth & { issuerUrl: string };
       // Builds the token endpoint now, so a missing realm fails here, not on first use.
       return idpClientCredentialsSource(client, { fetchImpl, timeoutMs: this.timeoutMs });
     }
     requireObject(value, 'auth (tokenProvider or idpClientCredentials)');
-    throw new BioIDError(
-      'config',
+    throw configError(
       `auth.type must be "tokenProvider" (browsers) or "idpClientCredentials" (servers and kiosks); got ${JSON.stringify(type ?? null)}.`,
     );
   }

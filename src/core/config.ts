@@ -85,7 +85,8 @@ export interface FingerprintReaderConfig {
   statusIntervalMs?: number;
 }
 
-const configError = (message: string) => new BioIDError('config', message);
+/** A `config` error: a setting is missing or wrong; the message names it and what to give instead. */
+export const configError = (message: string) => new BioIDError('config', message);
 
 /**
  * A field's validator: returns the value to use (its default applied) or throws a config error that

@@ -93,16 +93,17 @@ export async function unlessBlocked<T>(localServiceUrl: string, request: () => P
   }
 }
 
-/** The dispatch target: the workstation and its first connected device. */
+/** The dispatch target: the workstation and its first connected device that has an id a dispatch can name (docs/wire-contract.md: others are skipped). */
 export function pickTarget(status: LocalStatus, localServiceUrl: string): { workstationId: string; deviceId: string } {
-  const device = status.devices.find((d) => d.connected);
-  if (!device) {
+  const connected = status.devices.filter((d) => d.connected);
+  const device = connected.find((d) => isId(d.deviceId));
+  if (!connected.length) {
     throw new BioIDError(
       'no-device',
       `No fingerprint reader is connected to workstation ${status.workstationId} (reported by ${localServiceUrl}/status). Plug in the reader and try again.`,
     );
   }
-  if (!isId(device.deviceId)) {
+  if (!device) {
     throw new BioIDError(
       'local-service',
       `The local hardware service at ${localServiceUrl}/status named a device whose deviceId is not ${ID_RULE}.`,

@@ -3,7 +3,7 @@
  * `idpClientCredentials` strategy and the reference token broker (`bioid-sdk/broker`), including the
  * RFC 8693 token-exchange variant the broker offers.
  */
-import { realmOf } from './config.js';
+import { configError, realmOf } from './config.js';
 import { BioIDError } from './errors.js';
 import { joinPath, send, type FetchLike } from './http.js';
 import { parseTokenResponse } from './token-response.js';
@@ -35,7 +35,7 @@ export function tokenEndpoint(issuerUrl: string, realm?: string): string {
   const named = realmOf(issuerUrl);
   if (named) {
     if (realm !== undefined && realm !== named.realm) {
-      throw new BioIDError('config', `auth.realm "${realm}" contradicts the realm "${named.realm}" in auth.issuerUrl; give one of them.`);
+      throw configError(`auth.realm "${realm}" contradicts the realm "${named.realm}" in auth.issuerUrl; give one of them.`);
     }
     return joinPath(named.root, `realms/${encodeURIComponent(named.realm)}/protocol/openid-connect/token`);
   }

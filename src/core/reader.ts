@@ -9,6 +9,7 @@ import type { TokenSource } from './token-source.js';
 import {
   DEFAULT_READER_SERVICE_URL,
   SHARED_OPTIONS,
+  configError,
   httpUrlOr,
   isSegmentId,
   optionalIntegratorId,
@@ -183,7 +184,7 @@ class FingerprintReaderImpl implements FingerprintReader {
   }
 
   watchStatus(listener: (s: ReaderStatus) => void): () => void {
-    if (typeof listener !== 'function') throw new BioIDError('config', 'watchStatus(listener): listener must be a function.');
+    if (typeof listener !== 'function') throw configError('watchStatus(listener): listener must be a function.');
     if (this.#lifetime.signal.aborted) return () => {};
     const stop = this.#watcher().watch(listener);
     const unwatch = () => {
@@ -211,7 +212,7 @@ class FingerprintReaderImpl implements FingerprintReader {
     // The caller's options are read as own properties only (a polluted Object.prototype adds none).
     const agentId = own(o, 'agentId');
     if (agentId !== undefined && (typeof agentId !== 'string' || agentId === '')) {
-      throw new BioIDError('config', `${operation}: agentId must be a non-empty string when given.`);
+      throw configError(`${operation}: agentId must be a non-empty string when given.`);
     }
     const target = own(o, 'target');
     const given = target === undefined ? undefined : readPin(target, `${operation}: target`);
@@ -240,7 +241,7 @@ class FingerprintReaderImpl implements FingerprintReader {
       throw new BioIDError('aborted', 'This reader was closed; create a new one.');
     }
     if (callerSignal !== undefined && !(callerSignal instanceof AbortSignal)) {
-      throw new BioIDError('config', 'signal must be an AbortSignal.');
+      throw configError('signal must be an AbortSignal.');
     }
     // A signal of its own per operation, even without a caller's: listeners of one operation then never
     // pile up on the reader's long-lived signal (no MaxListenersExceededWarning with many at once).
@@ -250,17 +251,14 @@ class FingerprintReaderImpl implements FingerprintReader {
 
 /** The caller's phase listener, called safely (callListener). */
 function phaseListener(listener: OperationOptions['onPhase']): NonNullable<OperationOptions['onPhase']> {
-  if (listener !== undefined && typeof listener !== 'function') throw new BioIDError('config', 'onPhase must be a function.');
+  if (listener !== undefined && typeof listener !== 'function') throw configError('onPhase must be a function.');
   return (phase, target) => callListener(listener, phase, target);
 }
 
 function subjectOf(o: unknown, operation: string): string {
   const subjectId = own(o, 'subjectId');
   if (!isSegmentId(subjectId)) {
-    throw new BioIDError(
-      'config',
-      `${operation}: subjectId is required: a non-empty string of at most 256 characters, and not "." or "..".`,
-    );
+    throw configError(`${operation}: subjectId is required: a non-empty string of at most 256 characters, and not "." or "..".`);
   }
   return subjectId;
 }
@@ -296,8 +294,7 @@ export function readerFrom(config: unknown, where: string, tokens?: TokenSource)
   // A token source given as getToken is used as it is; else the elements' `tokens` replace getToken.
   const source = isTokenSource(c.getToken) || !tokens ? getTokenSource(c.getToken, c.timeoutMs, true) : tokens;
   if (!source) {
-    throw new BioIDError(
-      'config',
+    throw configError(
       `${where}: getToken is required: a function resolving to a middleware access token (from your token broker), the token itself, or brokerTokenSource(url).`,
     );
   }

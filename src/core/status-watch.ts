@@ -10,7 +10,7 @@
  * page: every reader, `<bio-reader-status>` and operation element watching the same service shares its
  * polling.
  */
-import { DEFAULT_READER_SERVICE_URL, SHARED_OPTIONS, httpUrlOr, readOptions, readPin, type Pin } from './config.js';
+import { DEFAULT_READER_SERVICE_URL, SHARED_OPTIONS, configError, httpUrlOr, readOptions, readPin, type Pin } from './config.js';
 import { blockedError, fetchStatus, loopbackPermission, pickTarget, type DeviceInfo, type LocalServiceContext } from './discovery.js';
 import { BioIDError, callListener, messageOf } from './errors.js';
 import type { FetchLike } from './http.js';
@@ -86,7 +86,7 @@ export function connectLocalService(): void {
  * function is called. Polls only while someone listens, the page is visible and no pin is set.
  */
 export function watchReaderStatus(options: StatusWatchOptions, listener: StatusListener): () => void {
-  if (typeof listener !== 'function') throw new BioIDError('config', 'watchReaderStatus(options, listener): listener must be a function.');
+  if (typeof listener !== 'function') throw configError('watchReaderStatus(options, listener): listener must be a function.');
   const pin = readPin(options, 'watchReaderStatus');
   const o = readOptions(options, WATCH_OPTIONS, 'watchReaderStatus(options)', 'watchReaderStatus: ');
   // The options read are the local service's context too (localServiceUrl, fetchImpl, timeoutMs).
@@ -305,9 +305,8 @@ export class StatusWatcher {
       } catch {
         // No connected device with a usable id: deviceId stays undefined.
       }
-      next = deviceId
-        ? { state: 'ready', pinned: false, workstationId: status.workstationId, deviceId, devices: status.devices }
-        : { state: 'no-device', pinned: false, workstationId: status.workstationId, devices: status.devices };
+      // Without a device to name, deviceId is undefined.
+      next = { state: deviceId ? 'ready' : 'no-device', pinned: false, workstationId: status.workstationId, deviceId, devices: status.devices };
       this.#failures = 0;
     } catch (error) {
       if (controller.signal.aborted) return; // stopped while waiting; nobody listens any more

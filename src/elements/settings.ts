@@ -11,8 +11,7 @@
 import type { PropertyDeclaration } from 'lit';
 import { tokenProviderSource } from '../core/auth.js';
 import type { TokenSource } from '../core/token-source.js';
-import { DEFAULT_READER_SERVICE_URL, DEFAULT_TIMEOUT_MS, own, unsupplied } from '../core/config.js';
-import { BioIDError } from '../core/errors.js';
+import { DEFAULT_READER_SERVICE_URL, DEFAULT_TIMEOUT_MS, configError, own, unsupplied } from '../core/config.js';
 import { READER_OPTIONS, readerFrom, type FingerprintReader } from '../core/reader.js';
 import { WATCH_OPTIONS, type StatusWatchOptions } from '../core/status-watch.js';
 import { brokerTokenSource } from '../core/token-broker-client.js';
@@ -131,8 +130,7 @@ export function configureElements(defaults: BioIDElementsConfig): void {
 function checkPageConfig(value: object): void {
   for (const key of Object.keys(value)) {
     if (!PAGE_KEYS.includes(key)) {
-      throw new BioIDError(
-        'config',
+      throw configError(
         `BioIDElementsConfig.${key} is not an option${/secret/i.test(key) ? ': a client secret must never reach a browser; use token-endpoint' : ''}.`,
       );
     }
@@ -208,7 +206,7 @@ export function tokenSourceFor(tag: string, s: Settings): TokenSource {
   }
   const endpoint = resolveUrl(s.tokenEndpoint);
   if (!endpoint) {
-    throw new BioIDError('config', `<${tag}>: token-endpoint (your token broker's URL) or the getToken property is required.`);
+    throw configError(`<${tag}>: token-endpoint (your token broker's URL) or the getToken property is required.`);
   }
   const source = brokerTokenSource(endpoint, { timeoutMs });
   const issued = (token: string) => ((sessionSeen = true), token);
@@ -241,7 +239,7 @@ export function loginLinkFor(tag: string, s: Settings): string | undefined {
     // not a URL at all: refused below
   }
   if (!url || !/^https?:$/.test(url.protocol)) {
-    throw new BioIDError('config', `<${tag}>: login-url must be an http(s) address (relative ones resolve against the page).`);
+    throw configError(`<${tag}>: login-url must be an http(s) address (relative ones resolve against the page).`);
   }
   if (!url.searchParams.has('return_to')) url.searchParams.set('return_to', location.href);
   return url.href;
@@ -258,7 +256,7 @@ export const WATCHED_SETTINGS = takenBy(WATCH_OPTIONS);
 export function readerFor(tag: string, s: Settings): FingerprintReader {
   const middlewareUrl = resolveUrl(s.middlewareUrl);
   if (!middlewareUrl) {
-    throw new BioIDError('config', `<${tag}>: middleware-url (the biometrics middleware's address) is required.`);
+    throw configError(`<${tag}>: middleware-url (the biometrics middleware's address) is required.`);
   }
   // getToken reaches the reader as the token source below (tokenSourceFor), never as a setting of its own.
   const config = { ...settingsFor(READER_OPTIONS, s), getToken: undefined, middlewareUrl, localServiceUrl: localServiceUrlOf(tag, s) };

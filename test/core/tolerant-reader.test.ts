@@ -93,6 +93,21 @@ describe('tolerant reader (docs/wire-contract.md)', () => {
     }
   });
 
+  it('a connected device whose id cannot be named in a dispatch is skipped: the next connected one is the target (docs/wire-contract.md)', async () => {
+    const net = standardNetwork().on('GET', `${LOCAL}/status`, () =>
+      json({
+        workstationId: 'ws-9',
+        devices: [
+          { deviceId: 'a\nb', connected: true },
+          { deviceId: 'dev-off', connected: false },
+          { deviceId: 'dev-2', connected: true },
+        ],
+      }),
+    );
+    const { reader } = readerOver(net);
+    assert.deepStrictEqual(await reader.target(), { workstationId: 'ws-9', deviceId: 'dev-2' });
+  });
+
   it('server messages end in one period, never two', async () => {
     const net = standardNetwork().on('POST', `${MW}/orchestrator/verify`, () =>
       json({ error: 'not_enrolled', message: 'Subject alice has no template; enroll it first.' }, 404),
