@@ -203,8 +203,9 @@ export function createBrokerCore(options: TokenBrokerOptions): BrokerCore {
         return { accessToken: issued.accessToken, expiresIn: Math.min(issued.expiresIn ?? Infinity, exchange!.maxReuseMs / 1000) };
       });
     } catch (error) {
+      // The refusal is answered at once; the delete follows (forget never throws, and reports a failure).
       if (error instanceof BioIDError && error.code === 'auth' && error.status !== undefined && error.status >= 400 && error.status < 500) {
-        await sharedStore.forget(key);
+        void sharedStore.forget(key);
       }
       throw error;
     }

@@ -76,6 +76,21 @@ async function scan(): Promise<{ key: string; value: string }[]> {
   return Promise.all(keys.map(async (key) => ({ key, value: (await admin.get(key)) ?? '' })));
 }
 
+/**
+ * What Redis holds once the writes that follow an answer (the token's save, the lock's release, a delete)
+ * landed: waits until it holds `count` tokens and no lock (a lock's value is a hex HMAC, a token's a
+ * ciphertext in base64).
+ */
+async function settledStore(count: number, why: string): Promise<{ key: string; value: string }[]> {
+  const deadline = Date.now() + 2000;
+  for (;;) {
+    const entries = await scan();
+    if (entries.length === count && !entries.some(({ value }) => /^[0-9a-f]{64}$/.test(value))) return entries;
+    if (Date.now() > deadline) assert.fail(`${why}: Redis holds ${entries.length} entries`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 /** A fetch that answers for the IdP that it refuses the subject tokens in `revoked` (a signed-out user). */
 function refusingFetch(revoked: Set<string>) {
   return async (input: string, init?: RequestInit) => {
@@ -123,8 +138,7 @@ describe('shared token store: brokers on several instances share one Redis', () 
     const users = ['scan-user-alice', 'scan-user-bob'];
     const subjects = await Promise.all(users.map((user) => idp.userToken(user)));
     const served = await Promise.all(subjects.map(async (subject) => tokenOf(await a.broker(asUser(subject)))));
-    const entries = await scan();
-    assert.strictEqual(entries.length, 3, 'one entry per token (locks released)');
+    const entries = await settledStore(3, 'one entry per token (locks released)');
     const secrets = [machineToken, ...served, ...subjects, ...users, CLIENT.clientId, CLIENT.clientSecret, idp.baseUrl, KEY];
     // Pieces too: a JWT's payload alone names the user.
     const pieces = [machineToken, ...served, ...subjects].flatMap((jwt) => jwt.split('.'));
@@ -176,6 +190,22 @@ describe('shared token store: brokers on several instances share one Redis', () 
     assert.strictEqual(idp.tokenRequests - before, 1, 'sharing resumed');
   });
 
+  it('a lock request that answers after storeTimeoutMs still lands, and is released: the next instance reads the token instead of waiting on a lock nobody holds', async () => {
+    const a = await instance({ storeTimeoutMs: 100 });
+    const b = await instance({ timeoutMs: 3000 });
+    // Redis holds back writes (reads still answer) while A asks: A's lock (SET NX) lands only after A
+    // gave up on it, served its user and wrote the token.
+    await admin.sendCommand(['CLIENT', 'PAUSE', '400', 'WRITE']);
+    const before = idp.tokenRequests;
+    const fromA = await tokenOf(await a.broker(brokerRequest()));
+    assert.deepInclude(a.events, { type: 'store-error', operation: 'lock', kind: 'timeout' });
+    await settledStore(1, 'a lock stayed in Redis beside the token');
+    const started = performance.now();
+    assert.strictEqual(await tokenOf(await b.broker(brokerRequest())), fromA, 'B reads what A stored');
+    assert.isBelow(performance.now() - started, 1000, 'B did not wait on a lock');
+    assert.strictEqual(idp.tokenRequests - before, 1);
+  });
+
   it('a subject token the IdP refuses is deleted from the store, so another instance refuses it right after instead of serving what was cached', async () => {
     const revoked = new Set<string>();
     const fetchImpl = refusingFetch(revoked);
@@ -183,7 +213,7 @@ describe('shared token store: brokers on several instances share one Redis', () 
     // An instance that served alice earlier left her token in the store.
     const earlier = await exchangeInstance({ fetchImpl });
     await tokenOf(await earlier.broker(asUser(alice)));
-    assert.strictEqual((await scan()).length, 1);
+    await settledStore(1, 'her token is stored');
 
     revoked.add(alice); // signed out at the identity provider
     // Instance A cannot read the store this time (a dropped connection), so it asks the IdP: refused.
@@ -199,7 +229,7 @@ describe('shared token store: brokers on several instances share one Redis', () 
     });
     assert.strictEqual((await a.broker(asUser(alice))).status, 502);
     assert.deepStrictEqual(aEvents, [{ type: 'store-error', operation: 'get', kind: 'error' }]);
-    assert.deepStrictEqual(await scan(), [], 'her entry is gone from the store');
+    await settledStore(0, 'her entry is still in the store');
 
     // Instance B has nothing of alice locally: without the deletion it would serve the stored token.
     const b = await exchangeInstance({ fetchImpl });
@@ -230,11 +260,7 @@ describe('shared token store: brokers on several instances share one Redis', () 
     const second = await idp.userToken('changing-alice');
     assert.notStrictEqual(second, first);
     await tokenOf(await a.broker(asUser(second)));
-    const deadline = Date.now() + 2000;
-    while ((await scan()).length !== 1) {
-      if (Date.now() > deadline) assert.fail("the earlier subject token's entry is still in the store");
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await settledStore(1, "the earlier subject token's entry is still in the store");
     // Instance B, shown the earlier subject token, asks the IdP again instead of serving the stored token.
     const b = await exchangeInstance();
     const before = idp.tokenRequests;
@@ -263,11 +289,11 @@ describe('shared token store: brokers on several instances share one Redis', () 
     const alice = await idp.userToken('copy-alice');
     const bob = await idp.userToken('copy-bob');
     await tokenOf(await a.broker(asUser(alice)));
-    const [aliceKey] = await admin.keys('*');
+    const aliceKey = (await settledStore(1, "alice's token is stored"))[0]!.key;
     await tokenOf(await a.broker(asUser(bob)));
-    const bobKey = (await admin.keys('*')).find((key) => key !== aliceKey)!;
+    const bobKey = (await settledStore(2, "bob's token is stored")).find(({ key }) => key !== aliceKey)!.key;
     // Someone with write access to Redis puts alice's value under bob's key.
-    await admin.set(bobKey, (await admin.get(aliceKey!))!);
+    await admin.set(bobKey, (await admin.get(aliceKey))!);
 
     const b = await exchangeInstance();
     const before = idp.tokenRequests;
