@@ -36,6 +36,12 @@ before(async () => {
   admin = await redis.client();
 });
 beforeEach(async () => {
+  // The last test's answers may still have writes on their way (a save, then a lock's release): once no
+  // lock is left they landed, and cannot turn up in this test's Redis.
+  const deadline = Date.now() + 2000;
+  while ((await scan()).some(({ value }) => LOCK_VALUE.test(value)) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
   await admin.flushAll();
 });
 after(async () => {
@@ -76,16 +82,18 @@ async function scan(): Promise<{ key: string; value: string }[]> {
   return Promise.all(keys.map(async (key) => ({ key, value: (await admin.get(key)) ?? '' })));
 }
 
+/** A lock's value is a hex HMAC; a token's is a ciphertext in base64. */
+const LOCK_VALUE = /^[0-9a-f]{64}$/;
+
 /**
  * What Redis holds once the writes that follow an answer (the token's save, the lock's release, a delete)
- * landed: waits until it holds `count` tokens and no lock (a lock's value is a hex HMAC, a token's a
- * ciphertext in base64).
+ * landed: waits until it holds `count` tokens and no lock.
  */
 async function settledStore(count: number, why: string): Promise<{ key: string; value: string }[]> {
   const deadline = Date.now() + 2000;
   for (;;) {
     const entries = await scan();
-    if (entries.length === count && !entries.some(({ value }) => /^[0-9a-f]{64}$/.test(value))) return entries;
+    if (entries.length === count && !entries.some(({ value }) => LOCK_VALUE.test(value))) return entries;
     if (Date.now() > deadline) assert.fail(`${why}: Redis holds ${entries.length} entries`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
@@ -300,6 +308,7 @@ describe('shared token store: brokers on several instances share one Redis', () 
     const token = await tokenOf(await b.broker(asUser(bob)));
     assert.strictEqual((await verifyMiddlewareToken(idp, token)).sub, 'copy-bob');
     assert.strictEqual(idp.tokenRequests - before, 1, 'the copied value read as absent, so bob was exchanged');
+    await settledStore(2, "bob's new token is stored and B's lock released");
 
     // And at the store itself: a copied or altered value is absent.
     const store = redisTokenStore({ client: admin, encryptionKey: KEY });
