@@ -18,6 +18,7 @@ import {
   type TokenStore,
 } from '../../src/broker/index.js';
 import { serve } from '../../broker/src/serve.js';
+import { connectTokenStore } from '../../broker/src/serve-store.js';
 import { startSessionCheck } from './bin-support.js';
 import { startRedis, type RedisClient, type RunningRedis } from './redis-server.js';
 import { checkBroker } from '../../broker/src/contract-check.js';
@@ -425,6 +426,71 @@ describe('shared token store: brokers on several instances share one Redis', () 
     } finally {
       await sidecar.close();
       await sessions.close();
+    }
+  });
+});
+
+describe('bioid-broker serve: a store that stops answering with its connection still open', () => {
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  /** Until `done()`, at most `ms`. */
+  async function until(done: () => boolean | Promise<boolean>, ms: number, why: string): Promise<void> {
+    const deadline = Date.now() + ms;
+    while (!(await done())) {
+      if (Date.now() > deadline) assert.fail(why);
+      await sleep(20);
+    }
+  }
+
+  it('frozen (SIGSTOP), it holds at most maxQueued commands, and fails them all once nothing came for socketTimeoutMs; a healthy idle connection is kept, and the store is used again once it thaws', async function () {
+    this.timeout(20_000);
+    // The sidecar's limits scaled down (STORE_CONNECTION: a PING a second, 5 s, 5000), so the test takes seconds.
+    const limits = { pingIntervalMs: 250, socketTimeoutMs: 1_000, maxQueued: 200 };
+    const frozen = await startRedis();
+    const lines: Record<string, unknown>[] = [];
+    const settings = tokenStoreFromEnv({ BIOID_TOKEN_STORE_URL: `unix://${frozen.socket}`, BIOID_TOKEN_STORE_KEY: KEY })!;
+    const connected = await connectTokenStore(settings, (fields) => void lines.push(fields), undefined, limits);
+    try {
+      await until(() => connected.answered(), 5_000, 'the store did not answer within 5 s');
+      await sleep(2 * limits.socketTimeoutMs);
+      assert.deepStrictEqual(lines, [], 'idle and healthy: the PINGs keep the connection');
+      await connected.store.set('kept', 'yes', 60_000);
+
+      frozen.freeze();
+      let waiting = 0;
+      let most = 0;
+      let answered = 0;
+      for (let round = 0; round < 10; round++) {
+        for (let i = 0; i < 100; i++) {
+          waiting += 1;
+          connected.store.get(`stalled-${round}-${i}`).then(
+            () => {
+              waiting -= 1;
+              answered += 1;
+            },
+            () => void (waiting -= 1),
+          );
+        }
+        await sleep(50);
+        most = Math.max(most, waiting);
+      }
+      assert.isAtMost(most, limits.maxQueued, 'commands waiting on the frozen store');
+      await until(() => waiting === 0, limits.socketTimeoutMs + 3_000, `${waiting} commands still wait on the frozen store`);
+      assert.strictEqual(answered, 0, 'every one failed');
+      assert.include(lines.map((line) => line.event).join(), 'store-connection-error');
+
+      frozen.thaw();
+      await until(
+        () =>
+          connected.store.get('kept').then(
+            (value) => value === 'yes',
+            () => false,
+          ),
+        10_000,
+        'the store was not used again within 10 s of thawing',
+      );
+    } finally {
+      connected.close();
+      await frozen.close();
     }
   });
 });
