@@ -37,9 +37,11 @@ before(async () => {
   admin = await redis.client();
 });
 beforeEach(async () => {
+  const deadline = Date.now() + 5000;
+  // After the outage test, this connection too may still be coming back (it fails at once while offline).
+  while (!admin.isReady && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
   // The last test's answers may still have writes on their way (a save, then a lock's release): once no
   // lock is left they landed, and cannot turn up in this test's Redis.
-  const deadline = Date.now() + 2000;
   while ((await scan()).some(({ value }) => LOCK_VALUE.test(value)) && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
