@@ -203,8 +203,9 @@ export function createBrokerCore(options: TokenBrokerOptions): BrokerCore {
         return { accessToken: issued.accessToken, expiresIn: Math.min(issued.expiresIn ?? Infinity, exchange!.maxReuseMs / 1000) };
       });
     } catch (error) {
+      // The refusal is answered at once; the delete follows (forget never throws, and reports a failure).
       if (error instanceof BioIDError && error.code === 'auth' && error.status !== undefined && error.status >= 400 && error.status < 500) {
-        await sharedStore.forget(key);
+        void sharedStore.forget(key);
       }
       throw error;
     }
@@ -302,9 +303,11 @@ function cookieWithheld(input: BrokerInput): boolean {
 function describeExchangeError(error: unknown): string {
   if (error instanceof BioIDError) {
     if (error.code === 'auth') {
-      return error.status !== undefined && error.status >= 400
-        ? `the identity provider refused it with HTTP ${error.status}`
-        : `the identity provider answered HTTP ${error.status ?? '?'} without a valid { access_token, expires_in }`;
+      // The words of the exchange event's result (docs/operations.md): refused is a 4xx, failed a 5xx.
+      const status = error.status;
+      if (status !== undefined && status >= 400 && status < 500) return `the identity provider refused it with HTTP ${status}`;
+      if (status !== undefined && status >= 500) return `the identity provider failed with HTTP ${status} (a server error)`;
+      return `the identity provider answered HTTP ${status ?? '?'} without a valid { access_token, expires_in }`;
     }
     // timeout / network messages name the endpoint and a system error code, bad-response ones the endpoint
     // and a redirect or the body limit: nothing received.

@@ -6,7 +6,8 @@
  * takes the key's lock exchanges, stores the token for its cache lifetime and releases the lock, while
  * the others poll the store for that value (at most `waitMs`, the IdP timeout) and then exchange on their
  * own. Fail-open: a store call that throws or takes longer than `timeoutMs` counts as a miss and is
- * reported as a `store-error` event; a token request never fails because of the store.
+ * reported as a `store-error` event; a token request never fails because of the store, and never waits
+ * for a write to it: the token is answered once known, its save and the lock's release follow.
  */
 import { cacheLifetimeMs, type IssuedToken } from '../core/token-cache.js';
 import type { BrokerEvent, StoreOperation } from './events.js';
@@ -57,12 +58,15 @@ export class SharedTokens {
     let pause = FIRST_POLL_MS;
     for (;;) {
       const locked = await this.guard('lock', () => this.store.setIfAbsent(lockKey, holder, lockTtlMs));
-      if (locked === FAILED) return exchange();
+      // A lock request that timed out is not cancelled: it may still take the lock, which nobody would then
+      // release and others would wait on for its whole life. So the token is stored and the lock released
+      // as if it were ours; both go after the lock request on the store's connection, so neither overtakes it.
+      if (locked === FAILED) return this.exchangeAndStore(key, lockKey, holder, exchange);
       if (locked) {
         // Another instance may have stored the token and released the lock between our read and our lock.
         const stored = await this.read(key);
         if (stored && stored !== FAILED) {
-          await this.guard('lock', () => this.store.compareAndDelete(lockKey, holder));
+          void this.release(lockKey, holder);
           return stored;
         }
         return this.exchangeAndStore(key, lockKey, holder, exchange);
@@ -76,24 +80,44 @@ export class SharedTokens {
     }
   }
 
-  /** Drops `key` from the store (its subject token was refused); never throws. */
+  /**
+   * Drops `key` from the store (its subject token was refused); never throws. A caller that need not wait
+   * for it does not await it: a failure is reported as a `store-error` event all the same.
+   */
   async forget(key: string): Promise<void> {
     await this.guard('delete', () => this.store.delete(key));
   }
 
+  /** The holder's exchange; answered at once, while the token is saved and then the lock released. */
   private async exchangeAndStore(key: string, lockKey: string, holder: string, exchange: () => Promise<IssuedToken>): Promise<IssuedToken> {
+    let issued: IssuedToken;
     try {
-      const issued = await exchange();
-      // A token without a lifetime is valid until a 401: nothing bounds it in the store, so it stays local.
-      if (issued.expiresIn !== undefined) {
-        const value: Stored = { t: issued.accessToken, x: this.now() + issued.expiresIn * 1000 };
-        const ttlMs = cacheLifetimeMs(issued.expiresIn);
-        if (ttlMs > 0) await this.guard('set', () => this.store.set(key, JSON.stringify(value), ttlMs));
-      }
-      return issued;
-    } finally {
-      await this.guard('lock', () => this.store.compareAndDelete(lockKey, holder));
+      issued = await exchange();
+    } catch (error) {
+      void this.release(lockKey, holder);
+      throw error;
     }
+    void this.saveThenRelease(key, issued, lockKey, holder);
+    return issued;
+  }
+
+  /**
+   * The save first, the release after it: an instance waiting on the lock polls for the value, and one
+   * that saw the lock gone before the value would take it and exchange again. Never throws (guard).
+   */
+  private async saveThenRelease(key: string, issued: IssuedToken, lockKey: string, holder: string): Promise<void> {
+    // A token without a lifetime is valid until a 401: nothing bounds it in the store, so it stays local.
+    if (issued.expiresIn !== undefined) {
+      const value: Stored = { t: issued.accessToken, x: this.now() + issued.expiresIn * 1000 };
+      const ttlMs = cacheLifetimeMs(issued.expiresIn);
+      if (ttlMs > 0) await this.guard('set', () => this.store.set(key, JSON.stringify(value), ttlMs));
+    }
+    await this.release(lockKey, holder);
+  }
+
+  /** Releases the lock if it is still this holder's (compare and delete); never throws. */
+  private async release(lockKey: string, holder: string): Promise<void> {
+    await this.guard('lock', () => this.store.compareAndDelete(lockKey, holder));
   }
 
   /** The stored token, undefined on a miss, FAILED when the store did not answer. */

@@ -264,6 +264,20 @@ describe('token broker: failures of the IdP exchange (spec 4.1, 7)', () => {
       assert.ok(!log.text().includes(leak), `log leaks ${leak}`);
   });
 
+  it('an IdP that answers 5xx failed, it did not refuse: the log says so, as the exchange metric does (refused is 4xx)', async () => {
+    const failing = await startServer((_req, res) => {
+      res.writeHead(503, { 'Content-Type': 'application/json' }).end('{"error":"temporarily_unavailable"}');
+    });
+    try {
+      const { broker, log } = brokerFor({ issuerUrl: failing.url });
+      await assertGeneric502(await broker(brokerRequest()));
+      assert.match(log.text(), /failed with HTTP 503 \(a server error\)/);
+      assert.notMatch(log.text(), /refused/);
+    } finally {
+      await failing.close();
+    }
+  });
+
   it('spec 4.1: a failure is not cached: each request after a refusal asks the IdP again', async () => {
     const { broker } = brokerFor({ clientSecret: 'wrong' });
     const before = idp.tokenRequests;

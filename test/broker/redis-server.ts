@@ -1,7 +1,8 @@
 /**
  * A throwaway Redis for the shared token store tests: Debian's redis-server (scripts/browsers.mjs installs
  * it) on a unix socket in a temporary folder, no TCP port, nothing saved. It can be stopped and started
- * again on the same socket, to test a store that goes away mid-run.
+ * again on the same socket, to test a store that goes away mid-run, or frozen (SIGSTOP: its connections
+ * stay open, nothing answers) and thawed. `args` go to redis-server too (`--requirepass`, …).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -18,10 +19,14 @@ export interface RunningRedis {
   client(): Promise<RedisClient>;
   stop(): Promise<void>;
   start(): Promise<void>;
+  /** SIGSTOP: the server keeps its connections and answers nothing until `thaw`. */
+  freeze(): void;
+  /** SIGCONT; `close` thaws too. */
+  thaw(): void;
   close(): Promise<void>;
 }
 
-export async function startRedis(): Promise<RunningRedis> {
+export async function startRedis(args: readonly string[] = []): Promise<RunningRedis> {
   const dir = mkdtempSync(join(tmpdir(), 'bioid-redis-'));
   const socket = join(dir, 'redis.sock');
   const clients: RedisClient[] = [];
@@ -30,7 +35,7 @@ export async function startRedis(): Promise<RunningRedis> {
   const start = async () => {
     child = spawn(
       redisServerPath(),
-      ['--port', '0', '--unixsocket', socket, '--unixsocketperm', '700', '--save', '', '--appendonly', 'no', '--dir', dir],
+      ['--port', '0', '--unixsocket', socket, '--unixsocketperm', '700', '--save', '', '--appendonly', 'no', '--dir', dir, ...args],
       { stdio: 'ignore' },
     );
     const deadline = Date.now() + 10_000;
@@ -38,6 +43,9 @@ export async function startRedis(): Promise<RunningRedis> {
       if (Date.now() > deadline) throw new Error('redis-server did not open its socket within 10 s');
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
+  };
+  const signal = (name: 'SIGSTOP' | 'SIGCONT') => {
+    if (child && child.exitCode === null) child.kill(name);
   };
   const stop = async () => {
     const running = child;
@@ -62,7 +70,10 @@ export async function startRedis(): Promise<RunningRedis> {
     },
     stop,
     start,
+    freeze: () => signal('SIGSTOP'),
+    thaw: () => signal('SIGCONT'),
     async close() {
+      signal('SIGCONT');
       for (const client of clients) client.destroy();
       await stop();
       rmSync(dir, { recursive: true, force: true });

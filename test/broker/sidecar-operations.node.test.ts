@@ -170,6 +170,33 @@ describe('bioid-broker serve: health and readiness', () => {
     }
   });
 
+  it('a store that takes the connection but refuses every command (it wants a password the URL does not give) has not answered: /readyz stays 503, and the log says authentication, never the password', async function () {
+    this.timeout(20_000);
+    const password = 'store-password-Hostile-51c0';
+    const redis = await startRedis(['--requirepass', password]);
+    const { broker, lines, raw } = await start({
+      BIOID_TOKEN_STORE_URL: `unix://${redis.socket}`,
+      BIOID_TOKEN_STORE_KEY: STORE_KEY,
+      BIOID_TOKEN_STORE_TIMEOUT_MS: '5000',
+    });
+    try {
+      // Connected, refused, and past a PING of the client's interval (a second) too.
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      const ready = await fetch(`${broker.url}/readyz`);
+      assert.strictEqual(ready.status, 503);
+      assert.deepStrictEqual(await ready.json(), { status: 'unready', reason: 'store-not-answered' });
+      assert.strictEqual((await token(broker.url)).status, 200, 'served without the store');
+      const line = lines.find((l) => l.event === 'store-connection-error');
+      assert.ok(line, `a store-connection-error line among ${raw.join('\n')}`);
+      assert.strictEqual(line.error, 'authentication failed (NOAUTH)');
+      assert.match(String(line.fix), /password/);
+      assert.notInclude(raw.join('\n'), password);
+    } finally {
+      await broker.close();
+      await redis.close();
+    }
+  });
+
   it('from close() on, /readyz answers 503 { status: "unready", reason: "stopping" } while requests are still served', async () => {
     const { broker } = await start();
     const closed = broker.close({ delayMs: 300 });

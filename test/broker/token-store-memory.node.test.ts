@@ -99,6 +99,64 @@ describe('shared token store: fail-open', () => {
     assert.isBelow(performance.now() - started, 2000);
   });
 
+  it('the lock holder answers as soon as its token is known: saving it and releasing the lock in a store turned slow come after, still reported', async () => {
+    const slowWrites: TokenStore = { ...memoryTokenStore(), set: never, compareAndDelete: never };
+    const { broker, events } = withEvents({ store: slowWrites, storeTimeoutMs: 1000 });
+    const started = performance.now();
+    assert.strictEqual((await broker(brokerRequest())).status, 200);
+    assert.isBelow(performance.now() - started, 800, 'the answer waited for no write');
+    const deadline = Date.now() + 5000;
+    while (events.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.deepStrictEqual(
+      events,
+      [
+        { type: 'store-error', operation: 'set', kind: 'timeout' },
+        { type: 'store-error', operation: 'lock', kind: 'timeout' },
+      ],
+      'the save, then the release',
+    );
+  });
+
+  it('writes that fail after the answer are reported as store errors, never as unhandled rejections', async () => {
+    const unhandled: unknown[] = [];
+    const record = (reason: unknown) => void unhandled.push(reason);
+    process.on('unhandledRejection', record);
+    try {
+      const failingWrites: TokenStore = {
+        ...memoryTokenStore(),
+        set: () => Promise.reject(new Error('down')),
+        compareAndDelete: () => {
+          throw new Error('down');
+        },
+      };
+      const { broker, events } = withEvents({ store: failingWrites });
+      assert.strictEqual((await broker(brokerRequest())).status, 200);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.deepStrictEqual(events, [
+        { type: 'store-error', operation: 'set', kind: 'error' },
+        { type: 'store-error', operation: 'lock', kind: 'error' },
+      ]);
+      assert.deepStrictEqual(unhandled, []);
+    } finally {
+      process.off('unhandledRejection', record);
+    }
+  });
+
+  it('a subject token the IdP refuses is answered at once; its delete from a store turned slow comes after, still reported', async () => {
+    const slowDelete: TokenStore = { ...memoryTokenStore(), delete: never };
+    const { broker, events } = withEvents({
+      store: slowDelete,
+      storeTimeoutMs: 1000,
+      tokenExchange: { subjectToken: () => 'not-a-token-the-idp-knows' },
+    });
+    const started = performance.now();
+    assert.strictEqual((await broker(brokerRequest())).status, 502);
+    assert.isBelow(performance.now() - started, 800, 'the answer waited for no delete');
+    const deadline = Date.now() + 3000;
+    while (events.length < 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.deepStrictEqual(events, [{ type: 'store-error', operation: 'delete', kind: 'timeout' }]);
+  });
+
   it('a listener that throws or rejects changes no answer', async () => {
     const store: TokenStore = { ...memoryTokenStore(), get: () => Promise.reject(new Error('down')) };
     for (const onEvent of [

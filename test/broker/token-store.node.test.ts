@@ -18,6 +18,7 @@ import {
   type TokenStore,
 } from '../../src/broker/index.js';
 import { serve } from '../../broker/src/serve.js';
+import { connectTokenStore } from '../../broker/src/serve-store.js';
 import { startSessionCheck } from './bin-support.js';
 import { startRedis, type RedisClient, type RunningRedis } from './redis-server.js';
 import { checkBroker } from '../../broker/src/contract-check.js';
@@ -36,6 +37,14 @@ before(async () => {
   admin = await redis.client();
 });
 beforeEach(async () => {
+  const deadline = Date.now() + 5000;
+  // After the outage test, this connection too may still be coming back (it fails at once while offline).
+  while (!admin.isReady && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+  // The last test's answers may still have writes on their way (a save, then a lock's release): once no
+  // lock is left they landed, and cannot turn up in this test's Redis.
+  while ((await scan()).some(({ value }) => LOCK_VALUE.test(value)) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
   await admin.flushAll();
 });
 after(async () => {
@@ -74,6 +83,23 @@ async function tokenOf(response: Response): Promise<string> {
 async function scan(): Promise<{ key: string; value: string }[]> {
   const keys = await admin.keys('*');
   return Promise.all(keys.map(async (key) => ({ key, value: (await admin.get(key)) ?? '' })));
+}
+
+/** A lock's value is a hex HMAC; a token's is a ciphertext in base64. */
+const LOCK_VALUE = /^[0-9a-f]{64}$/;
+
+/**
+ * What Redis holds once the writes that follow an answer (the token's save, the lock's release, a delete)
+ * landed: waits until it holds `count` tokens and no lock.
+ */
+async function settledStore(count: number, why: string): Promise<{ key: string; value: string }[]> {
+  const deadline = Date.now() + 2000;
+  for (;;) {
+    const entries = await scan();
+    if (entries.length === count && !entries.some(({ value }) => LOCK_VALUE.test(value))) return entries;
+    if (Date.now() > deadline) assert.fail(`${why}: Redis holds ${entries.length} entries`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
 
 /** A fetch that answers for the IdP that it refuses the subject tokens in `revoked` (a signed-out user). */
@@ -123,8 +149,7 @@ describe('shared token store: brokers on several instances share one Redis', () 
     const users = ['scan-user-alice', 'scan-user-bob'];
     const subjects = await Promise.all(users.map((user) => idp.userToken(user)));
     const served = await Promise.all(subjects.map(async (subject) => tokenOf(await a.broker(asUser(subject)))));
-    const entries = await scan();
-    assert.strictEqual(entries.length, 3, 'one entry per token (locks released)');
+    const entries = await settledStore(3, 'one entry per token (locks released)');
     const secrets = [machineToken, ...served, ...subjects, ...users, CLIENT.clientId, CLIENT.clientSecret, idp.baseUrl, KEY];
     // Pieces too: a JWT's payload alone names the user.
     const pieces = [machineToken, ...served, ...subjects].flatMap((jwt) => jwt.split('.'));
@@ -176,6 +201,22 @@ describe('shared token store: brokers on several instances share one Redis', () 
     assert.strictEqual(idp.tokenRequests - before, 1, 'sharing resumed');
   });
 
+  it('a lock request that answers after storeTimeoutMs still lands, and is released: the next instance reads the token instead of waiting on a lock nobody holds', async () => {
+    const a = await instance({ storeTimeoutMs: 100 });
+    const b = await instance({ timeoutMs: 3000 });
+    // Redis holds back writes (reads still answer) while A asks: A's lock (SET NX) lands only after A
+    // gave up on it, served its user and wrote the token.
+    await admin.sendCommand(['CLIENT', 'PAUSE', '400', 'WRITE']);
+    const before = idp.tokenRequests;
+    const fromA = await tokenOf(await a.broker(brokerRequest()));
+    assert.deepInclude(a.events, { type: 'store-error', operation: 'lock', kind: 'timeout' });
+    await settledStore(1, 'a lock stayed in Redis beside the token');
+    const started = performance.now();
+    assert.strictEqual(await tokenOf(await b.broker(brokerRequest())), fromA, 'B reads what A stored');
+    assert.isBelow(performance.now() - started, 1000, 'B did not wait on a lock');
+    assert.strictEqual(idp.tokenRequests - before, 1);
+  });
+
   it('a subject token the IdP refuses is deleted from the store, so another instance refuses it right after instead of serving what was cached', async () => {
     const revoked = new Set<string>();
     const fetchImpl = refusingFetch(revoked);
@@ -183,7 +224,7 @@ describe('shared token store: brokers on several instances share one Redis', () 
     // An instance that served alice earlier left her token in the store.
     const earlier = await exchangeInstance({ fetchImpl });
     await tokenOf(await earlier.broker(asUser(alice)));
-    assert.strictEqual((await scan()).length, 1);
+    await settledStore(1, 'her token is stored');
 
     revoked.add(alice); // signed out at the identity provider
     // Instance A cannot read the store this time (a dropped connection), so it asks the IdP: refused.
@@ -199,7 +240,7 @@ describe('shared token store: brokers on several instances share one Redis', () 
     });
     assert.strictEqual((await a.broker(asUser(alice))).status, 502);
     assert.deepStrictEqual(aEvents, [{ type: 'store-error', operation: 'get', kind: 'error' }]);
-    assert.deepStrictEqual(await scan(), [], 'her entry is gone from the store');
+    await settledStore(0, 'her entry is still in the store');
 
     // Instance B has nothing of alice locally: without the deletion it would serve the stored token.
     const b = await exchangeInstance({ fetchImpl });
@@ -230,11 +271,7 @@ describe('shared token store: brokers on several instances share one Redis', () 
     const second = await idp.userToken('changing-alice');
     assert.notStrictEqual(second, first);
     await tokenOf(await a.broker(asUser(second)));
-    const deadline = Date.now() + 2000;
-    while ((await scan()).length !== 1) {
-      if (Date.now() > deadline) assert.fail("the earlier subject token's entry is still in the store");
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await settledStore(1, "the earlier subject token's entry is still in the store");
     // Instance B, shown the earlier subject token, asks the IdP again instead of serving the stored token.
     const b = await exchangeInstance();
     const before = idp.tokenRequests;
@@ -263,17 +300,18 @@ describe('shared token store: brokers on several instances share one Redis', () 
     const alice = await idp.userToken('copy-alice');
     const bob = await idp.userToken('copy-bob');
     await tokenOf(await a.broker(asUser(alice)));
-    const [aliceKey] = await admin.keys('*');
+    const aliceKey = (await settledStore(1, "alice's token is stored"))[0]!.key;
     await tokenOf(await a.broker(asUser(bob)));
-    const bobKey = (await admin.keys('*')).find((key) => key !== aliceKey)!;
+    const bobKey = (await settledStore(2, "bob's token is stored")).find(({ key }) => key !== aliceKey)!.key;
     // Someone with write access to Redis puts alice's value under bob's key.
-    await admin.set(bobKey, (await admin.get(aliceKey!))!);
+    await admin.set(bobKey, (await admin.get(aliceKey))!);
 
     const b = await exchangeInstance();
     const before = idp.tokenRequests;
     const token = await tokenOf(await b.broker(asUser(bob)));
     assert.strictEqual((await verifyMiddlewareToken(idp, token)).sub, 'copy-bob');
     assert.strictEqual(idp.tokenRequests - before, 1, 'the copied value read as absent, so bob was exchanged');
+    await settledStore(2, "bob's new token is stored and B's lock released");
 
     // And at the store itself: a copied or altered value is absent.
     const store = redisTokenStore({ client: admin, encryptionKey: KEY });
@@ -390,6 +428,71 @@ describe('shared token store: brokers on several instances share one Redis', () 
     } finally {
       await sidecar.close();
       await sessions.close();
+    }
+  });
+});
+
+describe('bioid-broker serve: a store that stops answering with its connection still open', () => {
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  /** Until `done()`, at most `ms`. */
+  async function until(done: () => boolean | Promise<boolean>, ms: number, why: string): Promise<void> {
+    const deadline = Date.now() + ms;
+    while (!(await done())) {
+      if (Date.now() > deadline) assert.fail(why);
+      await sleep(20);
+    }
+  }
+
+  it('frozen (SIGSTOP), it holds at most maxQueued commands, and fails them all once nothing came for socketTimeoutMs; a healthy idle connection is kept, and the store is used again once it thaws', async function () {
+    this.timeout(20_000);
+    // The sidecar's limits scaled down (STORE_CONNECTION: a PING a second, 5 s, 5000), so the test takes seconds.
+    const limits = { pingIntervalMs: 250, socketTimeoutMs: 1_000, maxQueued: 200 };
+    const frozen = await startRedis();
+    const lines: Record<string, unknown>[] = [];
+    const settings = tokenStoreFromEnv({ BIOID_TOKEN_STORE_URL: `unix://${frozen.socket}`, BIOID_TOKEN_STORE_KEY: KEY })!;
+    const connected = await connectTokenStore(settings, (fields) => void lines.push(fields), undefined, limits);
+    try {
+      await until(() => connected.answered(), 5_000, 'the store did not answer within 5 s');
+      await sleep(2 * limits.socketTimeoutMs);
+      assert.deepStrictEqual(lines, [], 'idle and healthy: the PINGs keep the connection');
+      await connected.store.set('kept', 'yes', 60_000);
+
+      frozen.freeze();
+      let waiting = 0;
+      let most = 0;
+      let answered = 0;
+      for (let round = 0; round < 10; round++) {
+        for (let i = 0; i < 100; i++) {
+          waiting += 1;
+          connected.store.get(`stalled-${round}-${i}`).then(
+            () => {
+              waiting -= 1;
+              answered += 1;
+            },
+            () => void (waiting -= 1),
+          );
+        }
+        await sleep(50);
+        most = Math.max(most, waiting);
+      }
+      assert.isAtMost(most, limits.maxQueued, 'commands waiting on the frozen store');
+      await until(() => waiting === 0, limits.socketTimeoutMs + 3_000, `${waiting} commands still wait on the frozen store`);
+      assert.strictEqual(answered, 0, 'every one failed');
+      assert.include(lines.map((line) => line.event).join(), 'store-connection-error');
+
+      frozen.thaw();
+      await until(
+        () =>
+          connected.store.get('kept').then(
+            (value) => value === 'yes',
+            () => false,
+          ),
+        10_000,
+        'the store was not used again within 10 s of thawing',
+      );
+    } finally {
+      connected.close();
+      await frozen.close();
     }
   });
 });
