@@ -305,8 +305,13 @@ export class StatusWatcher {
       } catch {
         // No connected device with a usable id: deviceId stays undefined.
       }
-      // Without a device to name, deviceId is undefined.
-      next = { state: deviceId ? 'ready' : 'no-device', pinned: false, workstationId: status.workstationId, deviceId, devices: status.devices };
+      next = {
+        state: deviceId ? 'ready' : 'no-device',
+        pinned: false,
+        workstationId: status.workstationId,
+        deviceId,
+        devices: status.devices,
+      };
       this.#failures = 0;
     } catch (error) {
       if (controller.signal.aborted) return; // stopped while waiting; nobody listens any more
