@@ -277,11 +277,19 @@ export function createBrokerCore(options: TokenBrokerOptions): BrokerCore {
     // valid expires_in: a client would reject it). At that edge the true lifetime still exceeds the cache's.
     return tokenAnswer(issued.accessToken, Math.max(1, issued.remaining ?? 1), origin);
   };
-  if (!config.onEvent) return tokenBroker;
+  // A host that may end its work with the answer (a worker) is given the store writes that follow it.
+  const answered: BrokerCore = store
+    ? async (input, context) => {
+        const answer = await tokenBroker(input, context);
+        context.waitUntil?.(store.settled());
+        return answer;
+      }
+    : tokenBroker;
+  if (!config.onEvent) return answered;
   // Each answer reported as a `request` event; without a listener the hot path pays nothing for it.
   return async (input, context) => {
     const started = performance.now();
-    const answer = await tokenBroker(input, context);
+    const answer = await answered(input, context);
     emit(
       { type: 'request', outcome: outcomeOf(input.method, answer), status: answer.status, durationMs: performance.now() - started },
       context,

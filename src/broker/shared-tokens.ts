@@ -38,6 +38,8 @@ const FAILED = Symbol('store failed');
 export class SharedTokens {
   private readonly store: TokenStore;
   private readonly now: () => number;
+  /** The writes that follow an answer, until each settles (`settled`). */
+  private readonly afterAnswer = new Set<Promise<void>>();
 
   constructor(private readonly options: SharedTokensOptions) {
     this.store = options.store;
@@ -66,7 +68,7 @@ export class SharedTokens {
         // Another instance may have stored the token and released the lock between our read and our lock.
         const stored = await this.read(key);
         if (stored && stored !== FAILED) {
-          void this.release(lockKey, holder);
+          void this.later(this.release(lockKey, holder));
           return stored;
         }
         return this.exchangeAndStore(key, lockKey, holder, exchange);
@@ -84,8 +86,21 @@ export class SharedTokens {
    * Drops `key` from the store (its subject token was refused); never throws. A caller that need not wait
    * for it does not await it: a failure is reported as a `store-error` event all the same.
    */
-  async forget(key: string): Promise<void> {
-    await this.guard('delete', () => this.store.delete(key));
+  forget(key: string): Promise<void> {
+    return this.later(this.guard('delete', () => this.store.delete(key)));
+  }
+
+  /** Settles once the writes under way now have settled; never rejects. A worker's waitUntil gets it. */
+  settled(): Promise<void> {
+    return Promise.all(this.afterAnswer).then(() => undefined);
+  }
+
+  /** `work`, kept in `afterAnswer` until it settles (it never rejects: guard). */
+  private later(work: Promise<unknown>): Promise<void> {
+    const done = work.then(() => undefined);
+    this.afterAnswer.add(done);
+    void done.then(() => this.afterAnswer.delete(done));
+    return done;
   }
 
   /** The holder's exchange; answered at once, while the token is saved and then the lock released. */
@@ -94,10 +109,10 @@ export class SharedTokens {
     try {
       issued = await exchange();
     } catch (error) {
-      void this.release(lockKey, holder);
+      void this.later(this.release(lockKey, holder));
       throw error;
     }
-    void this.saveThenRelease(key, issued, lockKey, holder);
+    void this.later(this.saveThenRelease(key, issued, lockKey, holder));
     return issued;
   }
 

@@ -117,6 +117,37 @@ describe('shared token store: fail-open', () => {
     );
   });
 
+  it("a worker's waitUntil (the context's) is given the writes that follow the answer, and settles once the token is saved and the lock released", async () => {
+    const memory = memoryTokenStore();
+    let releaseSave!: () => void;
+    const saved = new Promise<void>((resolve) => (releaseSave = resolve));
+    const calls: string[] = [];
+    const store: TokenStore = {
+      ...memory,
+      set: async (key, value, ttlMs) => {
+        await saved;
+        calls.push('set');
+        return memory.set(key, value, ttlMs);
+      },
+      compareAndDelete: async (key, value) => {
+        calls.push('release');
+        return memory.compareAndDelete(key, value);
+      },
+    };
+    const { broker } = withEvents({ store, storeTimeoutMs: 5000 });
+    const waited: Promise<unknown>[] = [];
+    const response = await broker(brokerRequest(), { waitUntil: (promise) => void waited.push(promise) });
+    assert.strictEqual(response.status, 200, 'answered while the save still waits');
+    assert.lengthOf(waited, 1);
+    let done = false;
+    void waited[0]!.then(() => (done = true));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.isFalse(done, 'not settled before the save');
+    releaseSave();
+    await waited[0];
+    assert.deepStrictEqual(calls, ['set', 'release'], 'settled after the save and the release');
+  });
+
   it('writes that fail after the answer are reported as store errors, never as unhandled rejections', async () => {
     const unhandled: unknown[] = [];
     const record = (reason: unknown) => void unhandled.push(reason);
