@@ -55,6 +55,7 @@ const REPOSITORY_ONLY_DOCS = [
   'docs/demo.md',
   'docs/development.md',
   'docs/performance.md',
+  'docs/security-tests.md',
   'docs/spec-coverage.md',
   'docs/wordpress.md',
   'docs/reference/',
