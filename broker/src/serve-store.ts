@@ -47,6 +47,8 @@ export interface ConnectedStore {
   where: string;
   /** Whether the store has answered a command once (a PING): `/readyz` waits for it, once. */
   answered(): boolean;
+  /** Whether the store's last word was a refusal of this instance's credentials (NOAUTH, WRONGPASS). */
+  refused(): boolean;
   close(): void;
 }
 
@@ -80,7 +82,10 @@ export async function connectTokenStore(
     commandsQueueMaxLength: limits.maxQueued,
   });
   let last: StoreFailure = { error: 'error' };
-  const report = throttled((suppressed) => log({ event: 'store-connection-error', ...last, ...(suppressed ? { suppressed } : {}) }));
+  const report = throttled((suppressed) => {
+    const { error, fix } = last;
+    log({ event: 'store-connection-error', error, ...(fix ? { fix } : {}), ...(suppressed ? { suppressed } : {}) });
+  });
   const failed = (error: unknown) => {
     last = describeStoreFailure(error, settings, limits);
     report();
@@ -111,6 +116,7 @@ export async function connectTokenStore(
     ),
     where,
     answered: () => answered,
+    refused: () => last.refused === true,
     close: () => {
       try {
         client.destroy();
@@ -124,6 +130,8 @@ export async function connectTokenStore(
 interface StoreFailure {
   error: string;
   fix?: string;
+  /** The store refused this instance's credentials: its configuration, not the store, is wrong (not logged). */
+  refused?: true;
 }
 
 /**
@@ -144,6 +152,7 @@ function describeStoreFailure(error: unknown, settings: TokenStoreSettings, limi
   if (reply === 'NOAUTH' || reply === 'WRONGPASS') {
     return {
       error: `authentication failed (${reply})`,
+      refused: true,
       fix: settings.socketPath
         ? `the store wants a password, which a unix:// URL does not carry: give ${STORE_ENV.url} as redis:// or rediss:// with the password, or use a socket without one`
         : `give ${STORE_ENV.url} with the password (and user, with ACL users) the store accepts: redis://user:password@host:6379`,

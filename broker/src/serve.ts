@@ -45,7 +45,16 @@ export interface ServeOptions {
   logFd?: number;
   /** Replaces forward-auth (the bench measures the sidecar with a gate that answers at once). */
   gate?: ForwardAuthGate;
+  /** How long `/readyz` waits for a store that does not answer (STORE_READY_WAIT_MS); tests shorten it. */
+  storeReadyWaitMs?: number;
 }
+
+/**
+ * How long a new instance stays unready for a store that has not answered yet: it then shares the other
+ * instances' tokens from its first request. A store that is down does not keep it out longer, or every
+ * instance restarted during a store outage would stay out of the load balancer.
+ */
+export const STORE_READY_WAIT_MS = 10_000;
 
 export interface RunningBroker {
   url: string;
@@ -66,7 +75,14 @@ export interface RunningBroker {
   flush(): void;
 }
 
-export async function serve({ env, write, loadRedis, logFd, gate: givenGate }: ServeOptions): Promise<RunningBroker> {
+export async function serve({
+  env,
+  write,
+  loadRedis,
+  logFd,
+  gate: givenGate,
+  storeReadyWaitMs = STORE_READY_WAIT_MS,
+}: ServeOptions): Promise<RunningBroker> {
   const where = 'bioid-broker serve';
   // The sidecar's own variables (serve-env.ts): checked before anything starts.
   const {
@@ -147,9 +163,13 @@ export async function serve({ env, write, loadRedis, logFd, gate: givenGate }: S
   const broker = toNodeHandler(handler, { lazyRequest: true, responseHeaders: (req) => ({ 'X-Request-Id': requestIdOf(req) }) });
 
   let draining = false;
+  const startedAt = performance.now();
   const readiness = (): string | undefined => {
     if (draining) return 'stopping';
-    if (connected && !connected.answered()) return 'store-not-answered';
+    // Unready until the store answered, for STORE_READY_WAIT_MS at most; for as long as it refuses this
+    // instance's credentials, since that is this instance's configuration, which a rollout must not take live.
+    const waiting = performance.now() - startedAt < storeReadyWaitMs;
+    if (connected && !connected.answered() && (waiting || connected.refused())) return 'store-not-answered';
     return undefined;
   };
   const server = createServer((req, res) => {

@@ -16,7 +16,14 @@ import { join } from 'node:path';
 import type { IncomingMessage } from 'node:http';
 import type { RequestEvent } from '../../src/broker/events.js';
 import { BROKER_ENV } from '../../src/broker/env.js';
-import { DEFAULT_METRICS_HOST, DEFAULT_SHUTDOWN_DELAY_MS, SERVE_ENV, serve, type RunningBroker } from '../../broker/src/serve.js';
+import {
+  DEFAULT_METRICS_HOST,
+  DEFAULT_SHUTDOWN_DELAY_MS,
+  SERVE_ENV,
+  serve,
+  type RunningBroker,
+  type ServeOptions,
+} from '../../broker/src/serve.js';
 import { LOG_LEVELS, createLog, logRequest } from '../../broker/src/logs.js';
 import { startSessionCheck } from './bin-support.js';
 import { startRedis, type RunningRedis } from './redis-server.js';
@@ -88,10 +95,11 @@ interface Running {
   raw: string[];
 }
 
-async function start(extra: Record<string, string> = {}): Promise<Running> {
+async function start(extra: Record<string, string> = {}, options: Pick<ServeOptions, 'storeReadyWaitMs'> = {}): Promise<Running> {
   const raw: string[] = [];
   const lines: Record<string, unknown>[] = [];
   const broker = await serve({
+    ...options,
     env: envOf(extra),
     write: (line) => {
       raw.push(line);
@@ -170,17 +178,39 @@ describe('bioid-broker serve: health and readiness', () => {
     }
   });
 
-  it('a store that takes the connection but refuses every command (it wants a password the URL does not give) has not answered: /readyz stays 503, and the log says authentication, never the password', async function () {
+  it('a store that is down keeps /readyz 503 for the wait at most, then 200, serving without it: a restart during a store outage empties no load balancer', async function () {
+    this.timeout(20_000);
+    const redis = await startRedis();
+    await redis.stop();
+    const { broker } = await start(
+      { BIOID_TOKEN_STORE_URL: `unix://${redis.socket}`, BIOID_TOKEN_STORE_KEY: STORE_KEY },
+      { storeReadyWaitMs: 500 },
+    );
+    try {
+      assert.strictEqual((await fetch(`${broker.url}/readyz`)).status, 503, 'waiting for the store');
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      assert.strictEqual((await fetch(`${broker.url}/readyz`)).status, 200, 'the wait is over: ready without the store');
+      assert.strictEqual((await token(broker.url)).status, 200);
+    } finally {
+      await broker.close();
+      await redis.close();
+    }
+  });
+
+  it('a store that takes the connection but refuses every command (it wants a password the URL does not give) has not answered: /readyz stays 503, past the wait too, and the log says authentication, never the password', async function () {
     this.timeout(20_000);
     const password = 'store-password-Hostile-51c0';
     const redis = await startRedis(['--requirepass', password]);
-    const { broker, lines, raw } = await start({
-      BIOID_TOKEN_STORE_URL: `unix://${redis.socket}`,
-      BIOID_TOKEN_STORE_KEY: STORE_KEY,
-      BIOID_TOKEN_STORE_TIMEOUT_MS: '5000',
-    });
+    const { broker, lines, raw } = await start(
+      {
+        BIOID_TOKEN_STORE_URL: `unix://${redis.socket}`,
+        BIOID_TOKEN_STORE_KEY: STORE_KEY,
+        BIOID_TOKEN_STORE_TIMEOUT_MS: '5000',
+      },
+      { storeReadyWaitMs: 300 },
+    );
     try {
-      // Connected, refused, and past a PING of the client's interval (a second) too.
+      // Connected, refused, and past a PING of the client's interval (a second) and the wait too.
       await new Promise((resolve) => setTimeout(resolve, 1_500));
       const ready = await fetch(`${broker.url}/readyz`);
       assert.strictEqual(ready.status, 503);
