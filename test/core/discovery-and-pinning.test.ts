@@ -152,6 +152,22 @@ describe('dispatch pinning (spec 9)', () => {
     }
   });
 
+  it("an operation's own target is the caller's choice for that dispatch, a pinned reader's too; the next dispatch names the pin again", async () => {
+    const net = standardNetwork();
+    const { reader } = readerOver(net, { workstationId: 'ws-pinned', deviceId: 'dev-pinned' });
+    await reader.verify({ subjectId: 'alice', target: { workstationId: 'ws-other', deviceId: 'dev-other' } });
+    await reader.verify({ subjectId: 'alice' });
+    const bodies = net.callsTo(`${MW}/orchestrator/verify`).map((c) => c.body as { workstationId: string; deviceId: string });
+    assert.deepStrictEqual(
+      bodies.map((b) => [b.workstationId, b.deviceId]),
+      [
+        ['ws-other', 'dev-other'],
+        ['ws-pinned', 'dev-pinned'],
+      ],
+    );
+    assert.strictEqual(net.calls.filter((c) => c.url.startsWith(LOCAL)).length, 0);
+  });
+
   it('spec 9.3: a pinned reader starts no /status polling', async () => {
     const net = standardNetwork();
     const { reader } = readerOver(net, { workstationId: 'ws-pinned', deviceId: 'dev-pinned', statusIntervalMs: 5 });

@@ -82,6 +82,21 @@ describe('middleware calls (spec 4.4, 5.1, 7, 8)', () => {
     }
   });
 
+  it('spec 2.1, 8: without timeoutMs, a call is bounded by the default 15000 ms', async () => {
+    const net = standardNetwork().on('POST', `${MW}/orchestrator/verify`, hang);
+    const { reader } = readerOver(net, PIN);
+    const clock = installFakeClock();
+    try {
+      const settled = settledState(reader.verify({ subjectId: 'alice' }));
+      await clock.tickAsync(14_999);
+      assert.strictEqual(settled.state, 'pending', 'still waiting at 14,999 ms');
+      await clock.tickAsync(1);
+      await rejectsWith(settled.promise, code('timeout', /did not answer within 15000 ms/));
+    } finally {
+      clock.uninstall();
+    }
+  });
+
   it('spec 8: a getToken that never settles is bounded by timeoutMs too, as a ReaderAuthError (spec 7: no token)', async () => {
     const reader = createFingerprintReader({
       ...PIN,
