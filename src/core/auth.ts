@@ -3,7 +3,7 @@
  * of spec 2.2 and the standalone reader's getToken (2.3) end up as a `TokenSource` over one `TokenCache`,
  * so caching, single flight and the 401 refresh rule behave identically everywhere.
  */
-import type { IdpClientCredentialsAuth } from './config.js';
+import { isJsonObject, type IdpClientCredentialsAuth } from './config.js';
 import { BioIDError, ReaderAuthError, messageOf, scrubServerText } from './errors.js';
 import { clientCredentialsForm, exchangeToken, tokenEndpoint } from './exchange.js';
 import type { FetchLike } from './http.js';
@@ -76,8 +76,7 @@ export function getTokenSource(getToken: unknown, timeoutMs: number, orToken = f
 
 /** True for a `TokenSource` (from `brokerTokenSource`), which a reader or BioID takes in place of a getToken function. */
 export function isTokenSource(value: unknown): value is TokenSource {
-  const source = value as Partial<TokenSource> | null;
-  return typeof source === 'object' && source !== null && typeof source.get === 'function' && typeof source.refresh === 'function';
+  return isJsonObject(value) && typeof value.get === 'function' && typeof value.refresh === 'function';
 }
 
 /** A token source over a cache: each caller may stop waiting (its signal) without cancelling the shared fetch. */

@@ -111,10 +111,11 @@ export function readOptions<T extends OptionTable>(value: unknown, table: T, wha
 
 /**
  * `record[key]` only when `record` itself has it: a value inherited from a polluted `Object.prototype`
- * (another script on the page) must never configure the SDK, a pin above all.
+ * (another script on the page) must never configure the SDK, a pin above all. `null` reads as not
+ * supplied, as spec 2.1 says of integratorId: an optional option gets its default, a required one says so.
  */
 export function own(record: unknown, key: string): unknown {
-  return record !== null && typeof record === 'object' && Object.hasOwn(record, key) ? (record as Record<string, unknown>)[key] : undefined;
+  return isJsonObject(record) && Object.hasOwn(record, key) ? (record[key] ?? undefined) : undefined;
 }
 
 /**

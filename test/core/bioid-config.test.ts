@@ -1,6 +1,14 @@
 import { assert } from 'chai';
 import { throwsError } from '../support/expect-error.js';
-import { BioID, BioIDError, brokerTokenSource, clearBrokerTokens, createFingerprintReader } from '../../src/index.js';
+import {
+  BioID,
+  BioIDError,
+  brokerTokenSource,
+  clearBrokerTokens,
+  createFingerprintReader,
+  type BioIDConfig,
+  type FingerprintReaderConfig,
+} from '../../src/index.js';
 import { fakeNetwork } from '../support/fake-network.js';
 
 const getToken = async () => 'token-1';
@@ -61,6 +69,29 @@ describe('BioID configuration (spec 2.1, 2.2)', () => {
     const bio = new BioID(valid);
     assert.strictEqual(bio.timeoutMs, 15000);
     assert.strictEqual(bio.readerServiceUrl, 'http://localhost:18065');
+  });
+
+  it('spec 2.1: an option set to null counts as not supplied: an optional one gets its default, a required one says it is required', () => {
+    const bio = new BioID({
+      ...valid,
+      timeoutMs: null,
+      readerServiceUrl: null,
+      fetchImpl: null,
+      statusIntervalMs: null,
+    } as unknown as BioIDConfig);
+    assert.strictEqual(bio.timeoutMs, 15000);
+    assert.strictEqual(bio.readerServiceUrl, 'http://localhost:18065');
+    throwsError(() => new BioID({ ...valid, middlewareUrl: null } as unknown as BioIDConfig), configError(/middlewareUrl is required/));
+    const reader = createFingerprintReader({
+      middlewareUrl: 'https://mw.example.com',
+      getToken,
+      localServiceUrl: null,
+    } as unknown as FingerprintReaderConfig);
+    assert.strictEqual(reader.pinned, false);
+    throwsError(
+      () => createFingerprintReader({ middlewareUrl: 'https://mw.example.com', getToken: null } as unknown as FingerprintReaderConfig),
+      configError(/getToken is required/),
+    );
   });
 
   it('spec 2.1: timeoutMs must be a positive number', () => {

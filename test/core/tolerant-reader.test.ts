@@ -108,6 +108,16 @@ describe('tolerant reader (docs/wire-contract.md)', () => {
     assert.deepStrictEqual(await reader.target(), { workstationId: 'ws-9', deviceId: 'dev-2' });
   });
 
+  it("an operation's options set to null count as not supplied: no agentId sent, no signal, target or onPhase", async () => {
+    const net = standardNetwork();
+    const { reader } = readerOver(net, PIN);
+    const options = { subjectId: 'alice', agentId: null, signal: null, target: null, onPhase: null };
+    assert.strictEqual((await reader.verify(options as unknown as { subjectId: string })).match, true);
+    const body = net.callsTo(`${MW}/orchestrator/verify`)[0]!.body as Record<string, unknown>;
+    assert.notProperty(body, 'agentId');
+    assert.strictEqual(body.workstationId, PIN.workstationId);
+  });
+
   it('server messages end in one period, never two', async () => {
     const net = standardNetwork().on('POST', `${MW}/orchestrator/verify`, () =>
       json({ error: 'not_enrolled', message: 'Subject alice has no template; enroll it first.' }, 404),
