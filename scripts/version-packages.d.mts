@@ -24,5 +24,7 @@ export declare function versionPackages(
   root: string,
   options?: { lockfile?: boolean; log?: (line: string) => void; stdio?: 'inherit' | 'ignore' },
 ): Correction[];
+/** The paths of the changesets not yet applied (.changeset/*.md but its README). */
+export declare function pendingChangesets(): string[];
 /** The copy of this repository at `tree` with the pending changesets applied; its packages' versions, or undefined when none is pending. */
 export declare function applyPendingChangesets(tree: string): Record<string, string> | undefined;

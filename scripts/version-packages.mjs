@@ -68,6 +68,14 @@ export function versionPackages(root, { lockfile = true, log = console.log, stdi
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 
+/** The paths of the changesets not yet applied by `npm run version-packages` (.changeset/*.md but its README). */
+export function pendingChangesets() {
+  const dir = join(ROOT, '.changeset');
+  return readdirSync(dir)
+    .filter((file) => file.endsWith('.md') && file !== 'README.md')
+    .map((file) => join(dir, file));
+}
+
 /**
  * Makes the copy of this repository at `tree` (scripts/tarball.mjs) what the next release publishes: the
  * pending changesets applied as `npm run version-packages` applies them, so the packed CHANGELOG.md holds
@@ -76,8 +84,7 @@ const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
  * undefined when no changeset is pending (as in the publish job, which runs after the versions).
  */
 export function applyPendingChangesets(tree) {
-  const pending = readdirSync(join(ROOT, '.changeset')).filter((file) => file.endsWith('.md') && file !== 'README.md');
-  if (pending.length === 0) return undefined;
+  if (pendingChangesets().length === 0) return undefined;
   cpSync(join(ROOT, '.changeset'), join(tree, '.changeset'), { recursive: true });
   cpSync(join(ROOT, 'lerna.json'), join(tree, 'lerna.json'));
   writeFileSync(join(tree, '.gitignore'), 'node_modules\n');

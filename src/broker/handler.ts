@@ -277,12 +277,16 @@ export function createBrokerCore(options: TokenBrokerOptions): BrokerCore {
     // valid expires_in: a client would reject it). At that edge the true lifetime still exceeds the cache's.
     return tokenAnswer(issued.accessToken, Math.max(1, issued.remaining ?? 1), origin);
   };
-  // A host that may end its work with the answer (a worker) is given the store writes that follow it.
+  // A host that may end its work with the answer (a worker) is given the store writes that follow it; any
+  // other host's answer goes out as tokenBroker gives it, with no step added to its path.
   const answered: BrokerCore = store
-    ? async (input, context) => {
-        const answer = await tokenBroker(input, context);
-        context.waitUntil?.(store.settled());
-        return answer;
+    ? (input, context) => {
+        const answer = tokenBroker(input, context);
+        if (!context.waitUntil) return answer;
+        return answer.then((done) => {
+          context.waitUntil?.(store.settled());
+          return done;
+        });
       }
     : tokenBroker;
   if (!config.onEvent) return answered;

@@ -10,15 +10,12 @@
  * A new kind of file in a package is a decision: add its pattern here, with what it is for.
  */
 import { assert } from 'chai';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { TARBALL_BUDGET } from '../../bench/budgets.mjs';
 import { formatBytes, packPackages, type PackedPackage } from '../../scripts/tarball.mjs';
-import { applyPendingChangesets } from '../../scripts/version-packages.mjs';
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+import { applyPendingChangesets, pendingChangesets } from '../../scripts/version-packages.mjs';
 
 /** Every package's own files; npm adds package.json, README and LICENSE, `files` names CHANGELOG.md. */
 const OWN = ['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md'];
@@ -164,10 +161,8 @@ describe('What each package ships (docs/versioning.md, "What is in the package")
     const changelog = tarball('bioid-sdk')
       .files.find((file) => file.path === 'CHANGELOG.md')!
       .contents.toString('utf8');
-    const dir = join(ROOT, '.changeset');
-    const pending = readdirSync(dir)
-      .filter((file) => file.endsWith('.md') && file !== 'README.md')
-      .map((file) => /^---\n([\s\S]*?)\n---\n\s*([\s\S]*?)\s*$/.exec(readFileSync(join(dir, file), 'utf8'))!)
+    const pending = pendingChangesets()
+      .map((file) => /^---\n([\s\S]*?)\n---\n\s*([\s\S]*?)\s*$/.exec(readFileSync(file, 'utf8'))!)
       .filter(([, releases]) => /^['"]?bioid-sdk['"]?:/m.test(releases!));
     for (const [, , text] of pending) assert.include(changelog, text!.split('\n')[0]);
   });
