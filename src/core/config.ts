@@ -161,12 +161,12 @@ export function optionalString(value: unknown, field: string): string | undefine
 }
 
 /**
- * Spec 2.1: integratorId is optional; `null` means not supplied, as for the pins. It travels as the
- * X-Integrator-Id header, so a value no header can carry (a line break, characters outside visible ASCII
- * and space) is refused here, at construction, not at dispatch as a network failure.
+ * Spec 2.1: integratorId is optional (`null` arrives as not supplied, as every option read through own()).
+ * It travels as the X-Integrator-Id header, so a value no header can carry (a line break, characters outside
+ * visible ASCII and space) is refused here, at construction, not at dispatch as a network failure.
  */
 export const optionalIntegratorId: Check<string | undefined> = (value, field) => {
-  if (value == null) return undefined;
+  if (value === undefined) return undefined;
   if (typeof value === 'string' && value.trim() === '') throw configError(`${field} is empty: give the tenant id, or leave it out.`);
   if (typeof value !== 'string' || !/^[\x20-\x7E]+$/.test(value)) {
     throw configError(`${field} must be visible ASCII characters and spaces: it is sent as the X-Integrator-Id header.`);
