@@ -619,21 +619,12 @@ describe('bioid-broker serve: a store that wants credentials (BIOID_TOKEN_STORE_
     const port = await freePort();
     const user = `bioid-${randomBytes(4).toString('hex')}`;
     const password = `pw-${randomBytes(12).toString('hex')}`;
-    // The default user is off: only the ACL user, limited to the broker's keys, gets in.
+    // The default user is off: only the ACL user gets in, with the keys and commands docs/operations.md
+    // says the broker needs ("The store's credentials"), and no others.
     const acl = await startRedis([
-      '--port',
-      String(port),
-      '--bind',
-      '127.0.0.1',
-      '--user',
-      'default',
-      'off',
-      '--user',
-      user,
-      'on',
-      `>${password}`,
-      '~bioid:broker:*',
-      '+@all',
+      ...['--port', String(port), '--bind', '127.0.0.1'],
+      ...['--user', 'default', 'off'],
+      ...['--user', user, 'on', `>${password}`, '~bioid:broker:*', '+get', '+set', '+del', '+eval', '+ping'],
     ]);
     try {
       const url = `redis://127.0.0.1:${port}`;
