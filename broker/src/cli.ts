@@ -42,6 +42,9 @@ Usage:
         ${BROKER_ENV.tokenStoreUrl}, ${BROKER_ENV.tokenStoreKey}
                                  several instances: a shared Redis/Valkey (redis://, rediss://,
                                  unix://) and its key (openssl rand -base64 32)
+        ${BROKER_ENV.tokenStoreUsername}, ${BROKER_ENV.tokenStorePassword}
+                                 the store's ACL user and password, for every scheme (unix://
+                                 too), instead of user:password@ in the URL
         ${BROKER_ENV.tokenStoreTimeoutMs}   bound on each store call, ms (default 100)
         ${SERVE_ENV.port} (default ${DEFAULT_PORT}, 0 = any free port), ${SERVE_ENV.host} (default ${DEFAULT_HOST})
         ${SERVE_ENV.metricsPort}   Prometheus metrics at http://<host>:<port>/metrics (off when unset)

@@ -1,5 +1,6 @@
 /**
- * The sidecar's shared token store: a node-redis client for BIOID_TOKEN_STORE_URL, connected in the
+ * The sidecar's shared token store: a node-redis client for BIOID_TOKEN_STORE_URL (with
+ * BIOID_TOKEN_STORE_USERNAME and BIOID_TOKEN_STORE_PASSWORD when set), connected in the
  * background (start-up never waits for Redis: the broker fails open until it answers), with its connection
  * errors kept from crashing the process and logged at most once a minute.
  *
@@ -75,8 +76,13 @@ export async function connectTokenStore(
   };
   // Commands fail at once while disconnected instead of queueing: a queued lock or write replayed minutes
   // later would only get in the way, and the broker serves without the store meanwhile.
+  // BIOID_TOKEN_STORE_USERNAME/PASSWORD for every scheme (a unix:// URL cannot carry them). When they are
+  // set, tokenStoreFromEnv (src/broker/store-env.ts) has made sure the URL carries no credentials of its
+  // own, which node-redis would take instead of these.
   const client = redis.createClient({
     ...(settings.socketPath ? { socket: { ...socket, path: settings.socketPath } } : { url: settings.url, socket }),
+    ...(settings.username === undefined ? {} : { username: settings.username }),
+    ...(settings.password === undefined ? {} : { password: settings.password }),
     disableOfflineQueue: true,
     pingInterval: limits.pingIntervalMs,
     commandsQueueMaxLength: limits.maxQueued,
@@ -153,9 +159,10 @@ function describeStoreFailure(error: unknown, settings: TokenStoreSettings, limi
     return {
       error: `authentication failed (${reply})`,
       refused: true,
+      // Names the variables only: never what they hold.
       fix: settings.socketPath
-        ? `the store wants a password, which a unix:// URL does not carry: give ${STORE_ENV.url} as redis:// or rediss:// with the password, or use a socket without one`
-        : `give ${STORE_ENV.url} with the password (and user, with ACL users) the store accepts: redis://user:password@host:6379`,
+        ? `set ${STORE_ENV.password} to the password the store accepts (and ${STORE_ENV.username} to its user, with ACL users)`
+        : `set ${STORE_ENV.password} to the password the store accepts (and ${STORE_ENV.username} to its user, with ACL users), or give them in ${STORE_ENV.url}: redis://user:password@host:6379`,
     };
   }
   if (reply && /Reply$|^SimpleError$|^BlobError$/.test(kind)) return { error: reply };

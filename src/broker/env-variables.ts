@@ -152,6 +152,20 @@ export const BROKER_VARIABLES = {
     default: DEFAULT_STORE_TIMEOUT_MS,
     doc: 'the bound on each store call in ms; a slower answer is treated as no store (the request is served as without one)',
   },
+  tokenStoreUsername: {
+    env: 'BIOID_TOKEN_STORE_USERNAME',
+    option: 'store',
+    kind: 'store',
+    unset: "none (the URL's, if any)",
+    doc: "the store's ACL user, for every scheme; with it or `BIOID_TOKEN_STORE_PASSWORD` set, `BIOID_TOKEN_STORE_URL` must carry no user or password (the credentials come from one place)",
+  },
+  tokenStorePassword: {
+    env: 'BIOID_TOKEN_STORE_PASSWORD',
+    option: 'store',
+    kind: 'store',
+    unset: "none (the URL's, if any)",
+    doc: "the store's password (`requirepass`, or the ACL user's) for every scheme, `unix://` included, kept apart from the URL (a Kubernetes Secret); never logged",
+  },
 } as const satisfies Record<string, BrokerVariable>;
 
 /**

@@ -45,7 +45,13 @@ describe('the broker variables (src/broker/env-variables.ts)', () => {
       Object.entries(BROKER_ENV),
       Object.entries(BROKER_VARIABLES).map(([key, { env }]) => [key, env]),
     );
-    assert.deepStrictEqual(Object.values(STORE_ENV), [BROKER_ENV.tokenStoreUrl, BROKER_ENV.tokenStoreKey, BROKER_ENV.tokenStoreTimeoutMs]);
+    assert.deepStrictEqual(Object.values(STORE_ENV), [
+      BROKER_ENV.tokenStoreUrl,
+      BROKER_ENV.tokenStoreKey,
+      BROKER_ENV.tokenStoreTimeoutMs,
+      BROKER_ENV.tokenStoreUsername,
+      BROKER_ENV.tokenStorePassword,
+    ]);
   });
 
   it("an entry's kind must give its option's type: tsc refuses one that does not (npm run lint)", () => {

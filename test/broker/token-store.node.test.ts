@@ -505,6 +505,148 @@ describe('bioid-broker serve: a store that stops answering with its connection s
   });
 });
 
+describe('bioid-broker serve: a store that wants credentials (BIOID_TOKEN_STORE_USERNAME, BIOID_TOKEN_STORE_PASSWORD)', () => {
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  const sidecarEnv = (sessionCheckUrl: string, store: Record<string, string>) => ({
+    BIOID_CLIENT_ID: CLIENT.clientId,
+    BIOID_CLIENT_SECRET: CLIENT.clientSecret,
+    BIOID_AUTH_URL: idp.baseUrl,
+    BIOID_REALM: idp.realm,
+    BIOID_SESSION_CHECK_URL: sessionCheckUrl,
+    BIOID_PORT: '0',
+    BIOID_TOKEN_STORE_KEY: KEY,
+    BIOID_TOKEN_STORE_TIMEOUT_MS: '5000',
+    ...store,
+  });
+  /** A free TCP port on 127.0.0.1 for a redis-server (which cannot be asked for port 0 and tell which it took). */
+  const freePort = async () => {
+    const probe = await startServer((_req, res) => res.end());
+    const port = Number(new URL(probe.url).port);
+    await probe.close();
+    return port;
+  };
+
+  /**
+   * Two sidecars on `store`: both turn ready (the store answered their PING, so it took their
+   * credentials), and ten requests to them make one exchange. Returns every line they wrote.
+   */
+  async function twoShare(store: Record<string, string>): Promise<string[]> {
+    const sessions = await startSessionCheck(['alice']);
+    const env = sidecarEnv(`${sessions.url}/session`, store);
+    const lines: string[] = [];
+    // storeReadyWaitMs far beyond the test: /readyz turns 200 only once the store answered.
+    const one = await serve({ env, write: (line) => void lines.push(line), storeReadyWaitMs: 60_000 });
+    const two = await serve({ env, write: (line) => void lines.push(line), storeReadyWaitMs: 60_000 });
+    try {
+      for (const sidecar of [one, two]) {
+        const deadline = Date.now() + 10_000;
+        while ((await fetch(`${sidecar.url}/readyz`)).status !== 200) {
+          if (Date.now() > deadline) assert.fail(`/readyz did not turn 200 within 10 s:\n${lines.join('\n')}`);
+          await sleep(50);
+        }
+      }
+      const before = idp.tokenRequests;
+      const ask = (url: string) => fetch(`${url}/`, { headers: { 'X-CSRF': '1', Cookie: 'sid=alice' } });
+      const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => ask(i % 2 ? one.url : two.url)));
+      const tokens = await Promise.all(answers.map(tokenOf));
+      assert.strictEqual(new Set(tokens).size, 1);
+      assert.strictEqual(idp.tokenRequests - before, 1, 'one exchange: the second sidecar read the first one’s token from the store');
+    } finally {
+      await one.close();
+      await two.close();
+      await sessions.close();
+    }
+    return lines;
+  }
+
+  /** One sidecar on `store`, past the readiness wait: /readyz's status and the store-connection-error line. */
+  async function refused(store: Record<string, string>) {
+    const sessions = await startSessionCheck(['alice']);
+    const lines: string[] = [];
+    const sidecar = await serve({
+      env: sidecarEnv(`${sessions.url}/session`, store),
+      write: (line) => void lines.push(line),
+      storeReadyWaitMs: 300,
+    });
+    try {
+      // Connected, refused, and past a PING of the client's interval (a second) and the wait too.
+      await sleep(1_500);
+      const ready = await fetch(`${sidecar.url}/readyz`);
+      const body = await ready.text();
+      const line = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.event === 'store-connection-error');
+      assert.ok(line, `a store-connection-error line among ${lines.join('\n')}`);
+      return { status: ready.status, body, line, lines };
+    } finally {
+      await sidecar.close();
+      await sessions.close();
+    }
+  }
+
+  it('a unix socket with requirepass: with BIOID_TOKEN_STORE_PASSWORD the sidecars turn ready and share tokens; without it, or with a wrong one, /readyz stays 503 and the hint names the variable; no line holds a password', async function () {
+    this.timeout(30_000);
+    const password = `pw-${randomBytes(12).toString('hex')}`;
+    const wrong = `wrong-${randomBytes(12).toString('hex')}`;
+    const locked = await startRedis(['--requirepass', password]);
+    try {
+      const url = `unix://${locked.socket}`;
+      const lines = await twoShare({ BIOID_TOKEN_STORE_URL: url, BIOID_TOKEN_STORE_PASSWORD: password });
+      const listening = lines.map((line) => JSON.parse(line) as Record<string, unknown>).find((line) => line.event === 'listening')!;
+      assert.strictEqual(listening.store, url);
+
+      const without = await refused({ BIOID_TOKEN_STORE_URL: url });
+      assert.strictEqual(without.status, 503);
+      assert.deepStrictEqual(JSON.parse(without.body), { status: 'unready', reason: 'store-not-answered' });
+      assert.strictEqual(without.line.error, 'authentication failed (NOAUTH)');
+      assert.match(String(without.line.fix), /^set BIOID_TOKEN_STORE_PASSWORD to the password the store accepts/);
+      assert.notMatch(String(without.line.fix), /does not carry/, 'a unix:// store can be given a password now');
+
+      const mistaken = await refused({ BIOID_TOKEN_STORE_URL: url, BIOID_TOKEN_STORE_PASSWORD: wrong });
+      assert.strictEqual(mistaken.status, 503);
+      assert.strictEqual(mistaken.line.error, 'authentication failed (WRONGPASS)');
+      assert.match(String(mistaken.line.fix), /BIOID_TOKEN_STORE_PASSWORD/);
+
+      for (const text of [...lines, ...without.lines, without.body, ...mistaken.lines, mistaken.body]) {
+        assert.notInclude(text, password);
+        assert.notInclude(text, wrong);
+      }
+    } finally {
+      await locked.close();
+    }
+  });
+
+  it('an ACL user over redis:// on 127.0.0.1: with BIOID_TOKEN_STORE_USERNAME and BIOID_TOKEN_STORE_PASSWORD the sidecars turn ready and share tokens; the password alone is refused; no line holds either value', async function () {
+    this.timeout(30_000);
+    const port = await freePort();
+    const user = `bioid-${randomBytes(4).toString('hex')}`;
+    const password = `pw-${randomBytes(12).toString('hex')}`;
+    // The default user is off: only the ACL user gets in, with the keys and commands docs/operations.md
+    // says the broker needs ("The store's credentials"), and no others.
+    const acl = await startRedis([
+      ...['--port', String(port), '--bind', '127.0.0.1'],
+      ...['--user', 'default', 'off'],
+      ...['--user', user, 'on', `>${password}`, '~bioid:broker:*', '+get', '+set', '+del', '+eval', '+ping'],
+    ]);
+    try {
+      const url = `redis://127.0.0.1:${port}`;
+      const lines = await twoShare({ BIOID_TOKEN_STORE_URL: url, BIOID_TOKEN_STORE_USERNAME: user, BIOID_TOKEN_STORE_PASSWORD: password });
+      const listening = lines.map((line) => JSON.parse(line) as Record<string, unknown>).find((line) => line.event === 'listening')!;
+      assert.strictEqual(listening.store, url);
+
+      const noUser = await refused({ BIOID_TOKEN_STORE_URL: url, BIOID_TOKEN_STORE_PASSWORD: password });
+      assert.strictEqual(noUser.status, 503);
+      assert.strictEqual(noUser.line.error, 'authentication failed (WRONGPASS)');
+      assert.match(String(noUser.line.fix), /BIOID_TOKEN_STORE_PASSWORD .*BIOID_TOKEN_STORE_USERNAME/);
+
+      for (const text of [...lines, ...noUser.lines, noUser.body]) {
+        assert.notInclude(text, password);
+        assert.notInclude(text, user);
+      }
+    } finally {
+      await acl.close();
+    }
+  });
+});
+
 describe('shared token store: configuration errors name what to fix', () => {
   const base = { BIOID_CLIENT_ID: 'c', BIOID_CLIENT_SECRET: 's', BIOID_AUTH_URL: 'https://idp.example.com/realms/r' };
   const authorize = () => true;
@@ -533,6 +675,98 @@ describe('shared token store: configuration errors name what to fix', () => {
       assert.include(message, 'openssl rand -base64 32');
       for (const part of bad.split(',')) assert.notInclude(message, part);
     }
+  });
+
+  it('BIOID_TOKEN_STORE_USERNAME and BIOID_TOKEN_STORE_PASSWORD are the store’s credentials for every scheme; set without BIOID_TOKEN_STORE_URL, each names itself and the fix, never its value', () => {
+    const user = `user-${randomBytes(6).toString('hex')}`;
+    const password = `pw-${randomBytes(12).toString('hex')}`;
+    for (const url of ['unix:///run/redis/redis.sock', 'redis://cache:6379', 'rediss://cache:6380']) {
+      const settings = tokenStoreFromEnv({
+        BIOID_TOKEN_STORE_URL: url,
+        BIOID_TOKEN_STORE_KEY: KEY,
+        BIOID_TOKEN_STORE_USERNAME: ` ${user} `,
+        BIOID_TOKEN_STORE_PASSWORD: password,
+      });
+      assert.deepInclude(settings, { url, username: user, password });
+    }
+    const passwordOnly = tokenStoreFromEnv({
+      BIOID_TOKEN_STORE_URL: 'unix:///run/redis/redis.sock',
+      BIOID_TOKEN_STORE_KEY: KEY,
+      BIOID_TOKEN_STORE_PASSWORD: password,
+    });
+    assert.deepStrictEqual(passwordOnly, {
+      url: 'unix:///run/redis/redis.sock',
+      socketPath: '/run/redis/redis.sock',
+      encryptionKey: [KEY],
+      password,
+    });
+    // A blank value is unset, as for every variable (envValue).
+    assert.notProperty(
+      tokenStoreFromEnv({
+        BIOID_TOKEN_STORE_URL: 'redis://cache:6379',
+        BIOID_TOKEN_STORE_KEY: KEY,
+        BIOID_TOKEN_STORE_USERNAME: ' ',
+        BIOID_TOKEN_STORE_PASSWORD: '',
+      }),
+      'password',
+    );
+
+    for (const [name, value] of [
+      ['BIOID_TOKEN_STORE_PASSWORD', password],
+      ['BIOID_TOKEN_STORE_USERNAME', user],
+    ] as const) {
+      for (const env of [{ [name]: value }, { [name]: value, BIOID_TOKEN_STORE_KEY: KEY }]) {
+        const message = errorOf(() => brokerOptionsFromEnv({ ...base, ...env }, { authorize }));
+        assert.match(message, new RegExp(`^brokerOptionsFromEnv: ${name} is set but BIOID_TOKEN_STORE_URL is not: `));
+        assert.include(message, `set BIOID_TOKEN_STORE_URL to your Redis or Valkey`);
+        assert.include(message, `or unset ${name}.`);
+        assert.notInclude(message, value);
+      }
+    }
+  });
+
+  it('credentials in BIOID_TOKEN_STORE_URL and in BIOID_TOKEN_STORE_USERNAME or BIOID_TOKEN_STORE_PASSWORD too: an error naming the variables, never a value', () => {
+    const inUrl = `url-pw-${randomBytes(8).toString('hex')}`;
+    const password = `pw-${randomBytes(12).toString('hex')}`;
+    const user = `user-${randomBytes(6).toString('hex')}`;
+    const cases: [Record<string, string>, RegExp][] = [
+      [
+        { BIOID_TOKEN_STORE_URL: `redis://:${inUrl}@cache:6379`, BIOID_TOKEN_STORE_PASSWORD: password },
+        /BIOID_TOKEN_STORE_PASSWORD is set, and/,
+      ],
+      [
+        { BIOID_TOKEN_STORE_URL: `rediss://urluser:${inUrl}@cache:6380`, BIOID_TOKEN_STORE_USERNAME: user },
+        /BIOID_TOKEN_STORE_USERNAME is set, and/,
+      ],
+      // A user in the URL and the password apart: still two places, and node-redis would drop the variable's.
+      [
+        { BIOID_TOKEN_STORE_URL: `redis://urluser@cache:6379`, BIOID_TOKEN_STORE_PASSWORD: password },
+        /BIOID_TOKEN_STORE_PASSWORD is set, and/,
+      ],
+      [
+        {
+          BIOID_TOKEN_STORE_URL: `redis://urluser:${inUrl}@cache:6379`,
+          BIOID_TOKEN_STORE_USERNAME: user,
+          BIOID_TOKEN_STORE_PASSWORD: password,
+        },
+        /BIOID_TOKEN_STORE_USERNAME and BIOID_TOKEN_STORE_PASSWORD are set, and/,
+      ],
+    ];
+    for (const [env, pattern] of cases) {
+      const message = errorOf(() => brokerOptionsFromEnv({ ...base, BIOID_TOKEN_STORE_KEY: KEY, ...env }, { authorize }));
+      assert.match(message, pattern);
+      assert.include(message, 'BIOID_TOKEN_STORE_URL carries credentials too');
+      assert.include(message, 'either in the URL or in BIOID_TOKEN_STORE_USERNAME and BIOID_TOKEN_STORE_PASSWORD');
+      for (const value of [inUrl, password, user, 'urluser', 'cache']) assert.notInclude(message, value);
+    }
+    // The URL's own credentials alone are taken as before.
+    assert.deepStrictEqual(
+      tokenStoreFromEnv({ BIOID_TOKEN_STORE_URL: `redis://urluser:${inUrl}@cache:6379`, BIOID_TOKEN_STORE_KEY: KEY }),
+      {
+        url: `redis://urluser:${inUrl}@cache:6379`,
+        encryptionKey: [KEY],
+      },
+    );
   });
 
   it('the URL must be redis://, rediss:// or unix://', () => {
