@@ -94,7 +94,7 @@ async function burst(brokers, subjects) {
  * BURSTS cold bursts of BURST_USERS new users over fresh instances with the store and as many without,
  * in turns; the median burst (by its slowest request) of each, and the IdP exchanges of the store's bursts.
  */
-async function coldBursts({ idp, redis, instances }) {
+async function coldBursts({ idp, instances }) {
   const runs = { store: [], memory: [] };
   let exchanges = 0;
   let user = 0;
@@ -105,7 +105,6 @@ async function coldBursts({ idp, redis, instances }) {
     exchanges += idp.tokenRequests - before;
     runs.memory.push(await burst(await instances(false), await newUsers()));
   }
-  await redis.client().then((admin) => admin.flushAll());
   const median = (bursts) => bursts.sort((a, b) => a.at(-1) - b.at(-1))[Math.floor(bursts.length / 2)];
   return { store: median(runs.store), memory: median(runs.memory), exchanges };
 }
