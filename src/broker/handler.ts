@@ -12,7 +12,7 @@
  */
 import { BioIDError } from '../core/errors.js';
 import { clientCredentialsForm, exchangeToken, tokenExchangeForm } from '../core/exchange.js';
-import { TimedTokenCache, hashToken, type IssuedToken } from '../core/token-cache.js';
+import { TimedTokenCache, type IssuedToken } from '../core/token-cache.js';
 import { corsHeaders, preflightAnswer, type HeaderRecord } from './cors.js';
 import type { BrokerContext } from './context.js';
 import { resolveBrokerOptions, type TokenBrokerOptions } from './options.js';
@@ -181,7 +181,7 @@ export function createBrokerCore(options: TokenBrokerOptions): BrokerCore {
   const userToken = (subjectToken: string): Promise<IssuedToken> => timed('token-exchange', tokenExchangeForm(client, subjectToken));
   const perUser = exchange
     ? new UserTokens(
-        store ? (subjectToken) => sharedUserToken(store, subjectToken) : userToken,
+        store ? (subjectToken, hash) => sharedUserToken(store, subjectToken, hash) : userToken,
         exchange.maxCachedUsers,
         exchange.maxReuseMs,
         // A user's earlier subject token retired here is dropped from the store too (never awaited:
@@ -195,8 +195,8 @@ export function createBrokerCore(options: TokenBrokerOptions): BrokerCore {
    * serves it longer than the revocation bound; a subject token the IdP refuses is dropped from the store
    * too, so the other instances ask the IdP again instead of serving what was cached for it.
    */
-  async function sharedUserToken(sharedStore: SharedTokens, subjectToken: string): Promise<IssuedToken> {
-    const key = tokenCacheKey(endpoint, client, 'token-exchange', await hashToken(subjectToken));
+  async function sharedUserToken(sharedStore: SharedTokens, subjectToken: string, subjectTokenHash: string): Promise<IssuedToken> {
+    const key = tokenCacheKey(endpoint, client, 'token-exchange', subjectTokenHash);
     try {
       return await sharedStore.obtain(key, async () => {
         const issued = await userToken(subjectToken);

@@ -71,13 +71,13 @@ export function redisTokenStore(options: RedisTokenStoreOptions): TokenStore {
       await Promise.all((await names(key)).map((name) => client.del(name)));
     },
     async setIfAbsent(key, value, ttlMs) {
-      const [name] = await names(key);
-      const reply = await client.set(name, await cipher.tag(value), { expiration: ttl(ttlMs), condition: 'NX' });
+      const [[name], tag] = await Promise.all([names(key), cipher.tag(value)]);
+      const reply = await client.set(name, tag, { expiration: ttl(ttlMs), condition: 'NX' });
       return reply === 'OK';
     },
     async compareAndDelete(key, value) {
-      const [name] = await names(key);
-      const reply = await client.eval(COMPARE_AND_DELETE, { keys: [name], arguments: [await cipher.tag(value)] });
+      const [[name], tag] = await Promise.all([names(key), cipher.tag(value)]);
+      const reply = await client.eval(COMPARE_AND_DELETE, { keys: [name], arguments: [tag] });
       return Number(reply) === 1;
     },
   };

@@ -54,7 +54,8 @@ export class UserTokens {
   private readonly entries = new Map<string, Entry>();
 
   constructor(
-    private readonly exchange: (subjectToken: string) => Promise<IssuedToken>,
+    /** Given the subject token and its hash (the key of its entry, so a shared store need not hash it again). */
+    private readonly exchange: (subjectToken: string, subjectTokenHash: string) => Promise<IssuedToken>,
     private readonly maxEntries: number,
     private readonly maxReuseMs = DEFAULT_MAX_REUSE_MS,
     /**
@@ -104,7 +105,7 @@ export class UserTokens {
   /** An entry whose exchanges are reused for `maxReuseMs` at most and retire the user's earlier entries. */
   private newEntry(key: string): Entry {
     const entry = new Entry(async (subjectToken) => {
-      const issued = await this.exchange(subjectToken);
+      const issued = await this.exchange(subjectToken, key);
       entry.user = userOf(issued.accessToken);
       // An entry already retired (a newer subject token won meanwhile) retires nothing. One never stored
       // (the map was full of exchanges in flight) still retires the user's earlier entries: it may be the
