@@ -8,6 +8,13 @@
  * own. Fail-open: a store call that throws or takes longer than `timeoutMs` counts as a miss and is
  * reported as a `store-error` event; a token request never fails because of the store, and never waits
  * for a write to it: the token is answered once known, its save and the lock's release follow.
+ *
+ * `timeoutMs` is the store's time, not this process's: a call is only timed out once the process has
+ * run on time past the bound (see `guard`). Under a cold burst the event loop itself falls behind by
+ * more than the bound (crypto on the thread pool, the client's write and the reply's read each wait a
+ * whole turn of a busy loop, while Redis answers in microseconds); counting that as the store's would
+ * report a store problem that is not there and skip the lock. A store that really does not answer still
+ * fails open at the bound when the process runs on time, and after at most MAX_BOUNDS bounds when not.
  */
 import { cacheLifetimeMs, type IssuedToken } from '../core/token-cache.js';
 import type { BrokerEvent, StoreOperation } from './events.js';
@@ -31,6 +38,16 @@ interface Stored {
 
 /** A stored token with less life left than this is not handed out: it would be replaced at once. */
 const MIN_REMAINING_MS = 2_000;
+/** However late this process runs, a store call is given up on after this many bounds. */
+const MAX_BOUNDS = 10;
+/** A timer this much later than asked, or a turn of the event loop this long, says this process was held up. */
+const HELD_UP_MS = 20;
+/**
+ * A loop busy more than this share of the bound (Node's event loop utilization) was held up too: the
+ * command may wait in the client's own queue (node-redis writes about 16 KiB of commands a turn) however
+ * short each turn.
+ */
+const BUSY_LOOP = 0.5;
 const FIRST_POLL_MS = 10;
 const MAX_POLL_MS = 100;
 const FAILED = Symbol('store failed');
@@ -53,9 +70,9 @@ export class SharedTokens {
     if (found) return found;
     const lockKey = `${key}#lock`;
     const holder = randomId();
-    // Held longer than the holder can take (its IdP exchange is bounded by waitMs), so it never lapses
-    // while the holder still works, and a holder that died frees it soon after.
-    const lockTtlMs = this.options.waitMs + 2 * this.options.timeoutMs + 1_000;
+    // Held longer than the holder can take (its IdP exchange is bounded by waitMs, its lock and save calls
+    // by guard), so it never lapses while the holder still works, and a holder that died frees it soon after.
+    const lockTtlMs = this.options.waitMs + 2 * MAX_BOUNDS * this.options.timeoutMs + 1_000;
     const deadline = this.now() + this.options.waitMs;
     let pause = FIRST_POLL_MS;
     for (;;) {
@@ -152,10 +169,19 @@ export class SharedTokens {
     return { accessToken: stored.t, expiresIn: remainingMs / 1000 };
   }
 
-  /** Runs one store call, bounded by the timeout; a failure is reported and read as FAILED. */
+  /**
+   * Runs one store call, bounded by the timeout; a failure is reported and read as FAILED.
+   *
+   * The call times out once `timeoutMs` went by without an answer while this process ran on time. When the
+   * timer fires, an answer may already wait behind it (a busy event loop runs timers before I/O): one more
+   * turn lets it win. If that timer fired late, or that turn was long, the process was held up (a blocked
+   * or overloaded event loop: the command may not even have been written yet, or its reply not read), so
+   * the call gets another bound from now; at most MAX_BOUNDS bounds in all.
+   */
   private guard<T>(operation: StoreOperation, call: () => Promise<T>): Promise<T | typeof FAILED> {
     return new Promise((resolve) => {
       let settled = false;
+      let timer: ReturnType<typeof setTimeout> | undefined;
       const finish = (result: T | typeof FAILED, kind?: 'timeout' | 'error') => {
         if (settled) return;
         settled = true;
@@ -163,11 +189,22 @@ export class SharedTokens {
         if (kind) this.options.emit({ type: 'store-error', operation, kind });
         resolve(result);
       };
-      // When the timer fires, an answer may already wait behind it (a busy event loop runs timers before
-      // I/O): one more turn lets it win, so only a store that really has not answered counts as a timeout.
-      let timer = setTimeout(() => {
-        timer = setTimeout(() => finish(FAILED, 'timeout'), 0);
-      }, this.options.timeoutMs);
+      const { timeoutMs } = this.options;
+      const giveUpAt = performance.now() + MAX_BOUNDS * timeoutMs;
+      const bound = (ms: number) => {
+        const due = performance.now() + ms;
+        const utilization = loopUtilization();
+        timer = setTimeout(() => {
+          const fired = performance.now();
+          timer = setTimeout(() => {
+            const turned = performance.now();
+            const heldUp = fired - due > HELD_UP_MS || turned - fired > HELD_UP_MS || utilization() > BUSY_LOOP;
+            if (heldUp && turned < giveUpAt) bound(Math.min(timeoutMs, giveUpAt - turned));
+            else finish(FAILED, 'timeout');
+          }, 0);
+        }, ms);
+      };
+      bound(timeoutMs);
       let pending: Promise<T>;
       try {
         pending = Promise.resolve(call());
@@ -181,6 +218,16 @@ export class SharedTokens {
       );
     });
   }
+}
+
+type Utilization = { idle: number; active: number; utilization: number };
+const elu = (globalThis.performance as { eventLoopUtilization?: (since?: Utilization) => Utilization } | undefined)?.eventLoopUtilization;
+
+/** From now on, the share of time the event loop was busy; always 0 where the runtime does not tell (not Node). */
+function loopUtilization(): () => number {
+  if (typeof elu !== 'function') return () => 0;
+  const start = elu.call(performance);
+  return () => elu.call(performance, start).utilization;
 }
 
 function randomId(): string {

@@ -225,6 +225,54 @@ describe('shared token store: brokers on several instances share one Redis', () 
     assert.strictEqual(idp.tokenRequests - before, 1);
   });
 
+  it("a blocked event loop is this process's lag, not the store's: with the default bound and the loop blocked for 300 ms after each store call began, while Redis answers at once, no timeout is reported and the token is shared", async () => {
+    // Every store call of A blocks the loop right after it began (as other work of a busy instance would):
+    // the bound runs out before its command is even written. Redis answered in microseconds all along.
+    const blocked = (store: TokenStore): TokenStore => {
+      const block = <T>(pending: Promise<T>) => {
+        const until = performance.now() + 300;
+        while (performance.now() < until);
+        return pending;
+      };
+      return {
+        get: (key) => block(store.get(key)),
+        set: (key, value, ttlMs) => block(store.set(key, value, ttlMs)),
+        delete: (key) => block(store.delete(key)),
+        setIfAbsent: (key, value, ttlMs) => block(store.setIfAbsent(key, value, ttlMs)),
+        compareAndDelete: (key, value) => block(store.compareAndDelete(key, value)),
+      };
+    };
+    const client = await redis.client();
+    const aEvents: BrokerEvent[] = [];
+    const a = brokerAgainst(idp, {
+      store: blocked(redisTokenStore({ client, encryptionKey: KEY })),
+      onEvent: (event) => void (event.type === 'store-error' && aEvents.push(event)),
+      tokenExchange: { subjectToken: fromHeader },
+    }).broker;
+    const b = await exchangeInstance();
+    const subject = await idp.userToken('blocked-loop-user');
+    const before = idp.tokenRequests;
+    const fromA = await tokenOf(await a(asUser(subject)));
+    await settledStore(1, 'the token was saved and the lock released');
+    assert.deepStrictEqual(aEvents, [], 'no store-error: the store answered in time, the process did not');
+    assert.strictEqual(await tokenOf(await b.broker(asUser(subject))), fromA, 'B reads what A stored');
+    assert.strictEqual(idp.tokenRequests - before, 1);
+  });
+
+  it('a stalled Redis (SIGSTOP) on an idle instance still fails open at about the default bound', async () => {
+    const a = await exchangeInstance({ storeTimeoutMs: undefined });
+    const subject = await idp.userToken('stalled-redis-user');
+    redis.freeze();
+    try {
+      const started = performance.now();
+      assert.strictEqual((await a.broker(asUser(subject))).status, 200);
+      assert.isBelow(performance.now() - started, 500, 'the read timed out at about 100 ms, then the exchange');
+      assert.deepInclude(a.events, { type: 'store-error', operation: 'get', kind: 'timeout' });
+    } finally {
+      redis.thaw();
+    }
+  });
+
   it('a subject token the IdP refuses is deleted from the store, so another instance refuses it right after instead of serving what was cached', async () => {
     const revoked = new Set<string>();
     const fetchImpl = refusingFetch(revoked);
