@@ -266,7 +266,8 @@ describe('shared token store: brokers on several instances share one Redis', () 
     try {
       const started = performance.now();
       assert.strictEqual((await a.broker(asUser(subject))).status, 200);
-      assert.isBelow(performance.now() - started, 500, 'the read timed out at about 100 ms, then the exchange');
+      // About one bound (100 ms) and the exchange; a timer a loaded machine runs late adds a bound or two.
+      assert.isBelow(performance.now() - started, 1_000, 'the read timed out after about 100 ms, then the exchange');
       assert.deepInclude(a.events, { type: 'store-error', operation: 'get', kind: 'timeout' });
     } finally {
       redis.thaw();
