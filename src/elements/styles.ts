@@ -45,6 +45,8 @@ export const baseStyles = css`
     border: 1px solid #8886;
     border-radius: 0.75em;
     background: var(--_surface);
+    /* A word longer than the line (a URL, a user agent, a long id) breaks rather than overflow the card (WCAG 1.4.10 at 320px). */
+    overflow-wrap: anywhere;
   }
   /* The glyph stands in the inline-start padding of an operation element, beside the column of its parts. */
   .op {
@@ -91,7 +93,6 @@ export const baseStyles = css`
     margin: 0;
     font-size: 0.875em;
     color: var(--bio-muted-color, light-dark(#474747, #c4c7c5));
-    overflow-wrap: anywhere;
   }
   ul,
   ol {
@@ -112,21 +113,20 @@ export const baseStyles = css`
     align-items: baseline;
     gap: 0.5em;
   }
+  /* The dot is a border, not a background: forced colours (Windows high contrast) keep it, in the text colour. */
   .dot {
-    inline-size: 0.75em;
-    block-size: 0.75em;
+    border: 0.375em solid var(--bio-warning-color, #b06000);
     border-radius: 50%;
     flex: none;
-    background: var(--bio-warning-color, #b06000);
   }
-  .dot.ready,
-  .dot.pinned {
-    background: var(--bio-ready-color, var(--_success));
+  .ready,
+  .pinned {
+    border-color: var(--bio-ready-color, var(--_success));
   }
-  .dot.unreachable,
-  .dot.blocked,
-  .dot.error,
-  .dot.config {
-    background: var(--_error);
+  .unreachable,
+  .blocked,
+  .error,
+  .config {
+    border-color: var(--_error);
   }
 `;

@@ -106,7 +106,7 @@ describe('themes', () => {
         const surface = surfaceOf(status);
         checked.push(
           { pair: `reader ${state}: state text / surface`, fg: colorOf(part(status, 'state')), bg: surface, min: 4.5 },
-          { pair: `reader ${state}: dot / surface`, fg: getComputedStyle(part(status, 'indicator')).backgroundColor, bg: surface, min: 3 },
+          { pair: `reader ${state}: dot / surface`, fg: getComputedStyle(part(status, 'indicator')).borderTopColor, bg: surface, min: 3 },
         );
         await expect(status).to.be.accessible();
       }
