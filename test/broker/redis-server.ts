@@ -40,6 +40,8 @@ export async function startRedis(args: readonly string[] = []): Promise<RunningR
     );
     const deadline = Date.now() + 10_000;
     while (!existsSync(socket)) {
+      // An argument it refuses, or a TCP port another process took first, ends it at once.
+      if (child.exitCode !== null) throw new Error(`redis-server exited (code ${child.exitCode}) before opening its socket`);
       if (Date.now() > deadline) throw new Error('redis-server did not open its socket within 10 s');
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
@@ -57,7 +59,13 @@ export async function startRedis(args: readonly string[] = []): Promise<RunningR
     });
     rmSync(socket, { force: true });
   };
-  await start();
+  try {
+    await start();
+  } catch (error) {
+    await stop();
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
   return {
     socket,
     async client() {

@@ -567,12 +567,21 @@ describe('bioid-broker serve: a store that wants credentials (BIOID_TOKEN_STORE_
     BIOID_TOKEN_STORE_TIMEOUT_MS: '5000',
     ...store,
   });
-  /** A free TCP port on 127.0.0.1 for a redis-server (which cannot be asked for port 0 and tell which it took). */
-  const freePort = async () => {
-    const probe = await startServer((_req, res) => res.end());
-    const port = Number(new URL(probe.url).port);
-    await probe.close();
-    return port;
+  /**
+   * A redis-server on a free TCP port of 127.0.0.1 (it cannot be asked for port 0 and tell which it took):
+   * a port found free, tried again with another if a process of the other test files took it first.
+   */
+  const redisOnFreePort = async (args: readonly string[]): Promise<{ redis: RunningRedis; port: number }> => {
+    for (let attempt = 1; ; attempt += 1) {
+      const probe = await startServer((_req, res) => res.end());
+      const port = Number(new URL(probe.url).port);
+      await probe.close();
+      try {
+        return { redis: await startRedis(['--port', String(port), '--bind', '127.0.0.1', ...args]), port };
+      } catch (error) {
+        if (attempt === 3) throw error;
+      }
+    }
   };
 
   /**
@@ -665,13 +674,11 @@ describe('bioid-broker serve: a store that wants credentials (BIOID_TOKEN_STORE_
 
   it('an ACL user over redis:// on 127.0.0.1: with BIOID_TOKEN_STORE_USERNAME and BIOID_TOKEN_STORE_PASSWORD the sidecars turn ready and share tokens; the password alone is refused; no line holds either value', async function () {
     this.timeout(30_000);
-    const port = await freePort();
     const user = `bioid-${randomBytes(4).toString('hex')}`;
     const password = `pw-${randomBytes(12).toString('hex')}`;
     // The default user is off: only the ACL user gets in, with the keys and commands docs/operations.md
     // says the broker needs ("The store's credentials"), and no others.
-    const acl = await startRedis([
-      ...['--port', String(port), '--bind', '127.0.0.1'],
+    const { redis: acl, port } = await redisOnFreePort([
       ...['--user', 'default', 'off'],
       ...['--user', user, 'on', `>${password}`, '~bioid:broker:*', '+get', '+set', '+del', '+eval', '+ping'],
     ]);
