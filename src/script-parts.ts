@@ -19,18 +19,19 @@
  * test/elements/script-parts.browser.test.ts shows each case in Chromium, Firefox and WebKit.
  */
 import { BioIDError, messageOf } from './core/errors.js';
+import { pageBase } from './elements/settings.js';
 
 /**
  * The script's own URL, read while it runs (`currentScript` is null afterwards) through the platform's
  * getter (markup such as `<img name="currentScript">` shadows the document's own). Without it (the script
  * run by a loader that evaluates it), the page's script named bioid-elements, else the page's own address.
+ * There is always a document here: lit-html, earlier in the script, needs one to load at all.
  */
 const scriptUrl = ((): string => {
-  if (typeof document === 'undefined') return '';
   const current = Reflect.get(Document.prototype, 'currentScript', document) as unknown;
   if (current instanceof HTMLScriptElement && current.src) return current.src;
   const named = [...document.querySelectorAll<HTMLScriptElement>('script[src*="bioid-elements"]')].pop();
-  return named?.src || Reflect.get(Node.prototype, 'baseURI', document);
+  return named?.src || pageBase();
 })();
 
 const parts = new Map<string, Promise<unknown>>();

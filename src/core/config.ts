@@ -2,7 +2,7 @@
  * Configuration types of spec 2.1–2.3 and their validation. Validation happens at construction, so a
  * mistake surfaces where it was made, with the field named and what to do about it.
  */
-import { BioIDError } from './errors.js';
+import { configError } from './errors.js';
 import type { TokenSource } from './token-source.js';
 import type { FetchLike } from './http.js';
 
@@ -85,8 +85,8 @@ export interface FingerprintReaderConfig {
   statusIntervalMs?: number;
 }
 
-/** A `config` error: a setting is missing or wrong; the message names it and what to give instead. */
-export const configError = (message: string) => new BioIDError('config', message);
+// The config error lives with the error classes (http.ts needs it too, and config.ts reads http.ts's types).
+export { configError } from './errors.js';
 
 /**
  * A field's validator: returns the value to use (its default applied) or throws a config error that

@@ -80,6 +80,9 @@ export class BioIDError extends Error {
   }
 }
 
+/** A `config` error: a setting is missing or wrong; the message names it and what to give instead. */
+export const configError = (message: string) => new BioIDError('config', message);
+
 /** The codes of a failure to obtain a token: which token source failed, and how. */
 export type TokenErrorCode = 'auth' | 'session-expired' | 'broker-unavailable' | 'cookie-blocked' | 'timeout';
 

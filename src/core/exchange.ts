@@ -4,7 +4,6 @@
  * RFC 8693 token-exchange variant the broker offers.
  */
 import { configError, realmOf } from './config.js';
-import { BioIDError } from './errors.js';
 import { joinPath, send, type FetchLike } from './http.js';
 import { parseTokenResponse } from './token-response.js';
 
@@ -40,8 +39,7 @@ export function tokenEndpoint(issuerUrl: string, realm?: string): string {
     return joinPath(named.root, `realms/${encodeURIComponent(named.realm)}/protocol/openid-connect/token`);
   }
   if (realm === undefined) {
-    throw new BioIDError(
-      'config',
+    throw configError(
       "auth.realm is required: the operator's default realm is not published. Pass realm, or an issuerUrl ending in /realms/<realm>.",
     );
   }

@@ -4,7 +4,7 @@
  * every body by `MAX_BODY_BYTES`, the caller's AbortSignal honoured, and every failure mapped to a
  * `BioIDError` that names the URL.
  */
-import { BioIDError, scrubServerText, type BioIDErrorCode, type Secrets } from './errors.js';
+import { BioIDError, configError, scrubServerText, type BioIDErrorCode, type Secrets } from './errors.js';
 
 export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
 
@@ -64,7 +64,7 @@ export async function send(request: SendRequest, options: SendOptions): Promise<
   const who = `${capitalize(options.peer)} at ${url}`;
   const fetchImpl: FetchLike | undefined = options.fetchImpl ?? globalThis.fetch;
   if (typeof fetchImpl !== 'function') {
-    throw new BioIDError('config', 'No fetch implementation: this runtime has no global fetch. Pass fetchImpl in the configuration.');
+    throw configError('No fetch implementation: this runtime has no global fetch. Pass fetchImpl in the configuration.');
   }
   if (options.signal?.aborted) throw abortedError(options.peer, url, options.signal.reason);
 

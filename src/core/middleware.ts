@@ -5,7 +5,7 @@
  */
 import type { TokenSource } from './token-source.js';
 import { isJsonObject } from './config.js';
-import { BioIDError, WORKSTATION_OFFLINE_TEXT, sentence } from './errors.js';
+import { BioIDError, WORKSTATION_OFFLINE_TEXT, sentence, type BioIDErrorCode } from './errors.js';
 import { describeReply, joinPath, notJsonObject, send, type FetchLike, type Reply } from './http.js';
 
 export interface MiddlewareContext {
@@ -94,32 +94,22 @@ export function middlewareError(reply: Reply): BioIDError {
   const said = describeReply(reply);
   const where = `The middleware at ${reply.url}`;
   const status = reply.status;
+  const error = (code: BioIDErrorCode, message: string, retryable?: boolean) => new BioIDError(code, message, { status, retryable });
   if (status === 503 && (reply.text.includes(WORKSTATION_OFFLINE_TEXT) || said.includes(WORKSTATION_OFFLINE_TEXT))) {
-    return new BioIDError(
+    return error(
       'workstation-offline',
       `${WORKSTATION_OFFLINE_TEXT} Start the workstation's companion application, or pin a workstation that is online.`,
-      { status },
     );
   }
   if (status === 401) {
-    return new BioIDError(
+    return error(
       'unauthorized',
       `${where} rejected the bearer token twice (HTTP 401: ${said}); the token source keeps handing out tokens the middleware does not accept.`,
-      { status },
     );
   }
   if (status === 403) {
-    return new BioIDError(
-      'forbidden',
-      `${where} refused the request (HTTP 403: ${said}); the integrator's token lacks permission for it.`,
-      { status },
-    );
+    return error('forbidden', `${where} refused the request (HTTP 403: ${said}); the integrator's token lacks permission for it.`);
   }
-  if (status === 404) {
-    return new BioIDError('not-found', sentence(`${where} answered HTTP 404: ${said}`), { status });
-  }
-  return new BioIDError('middleware', sentence(`${where} answered HTTP ${status}: ${said}`), {
-    status,
-    retryable: status >= 500 || status === 429 || status === 408,
-  });
+  if (status === 404) return error('not-found', sentence(`${where} answered HTTP 404: ${said}`));
+  return error('middleware', sentence(`${where} answered HTTP ${status}: ${said}`), status >= 500 || status === 429 || status === 408);
 }

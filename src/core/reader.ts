@@ -134,8 +134,8 @@ class FingerprintReaderImpl implements FingerprintReader {
     return this.#parts.pin !== undefined;
   }
 
-  async target(o: { signal?: AbortSignal } = {}): Promise<DispatchTarget> {
-    const signal = this.#signalFor(own(o, 'signal') as AbortSignal | undefined);
+  async target(o?: { signal?: AbortSignal }): Promise<DispatchTarget> {
+    const signal = this.#signalFor(o);
     if (this.#parts.pin) return { ...this.#parts.pin }; // spec 9.3: no discovery when pinned
     const { localServiceUrl } = this.#parts.localService;
     return unlessBlocked(localServiceUrl, async () => {
@@ -166,7 +166,7 @@ class FingerprintReaderImpl implements FingerprintReader {
 
   async fetchEnrolled(o: { subjectId: string } & OperationOptions): Promise<EnrolledRecords> {
     const subjectId = subjectOf(o, 'fetchEnrolled');
-    const signal = this.#signalFor(own(o, 'signal') as AbortSignal | undefined);
+    const signal = this.#signalFor(o);
     const onPhase = phaseListener(own(o, 'onPhase') as OperationOptions['onPhase']);
     onPhase('token');
     const body = await callMiddleware(this.#parts.middleware, {
@@ -178,7 +178,7 @@ class FingerprintReaderImpl implements FingerprintReader {
   }
 
   async testCapture(o?: { signal?: AbortSignal }): Promise<TestCaptureResult> {
-    const signal = this.#signalFor(own(o, 'signal') as AbortSignal | undefined);
+    const signal = this.#signalFor(o);
     const { deviceId } = await this.target({ signal });
     return testCapture(this.#parts.localService, deviceId, signal);
   }
@@ -216,7 +216,7 @@ class FingerprintReaderImpl implements FingerprintReader {
     }
     const target = own(o, 'target');
     const given = target === undefined ? undefined : readPin(target, `${operation}: target`);
-    const signal = this.#signalFor(own(o, 'signal') as AbortSignal | undefined);
+    const signal = this.#signalFor(o);
     const onPhase = phaseListener(own(o, 'onPhase') as OperationOptions['onPhase']);
     const { tokens } = this.#parts.middleware;
     onPhase('token');
@@ -228,15 +228,16 @@ class FingerprintReaderImpl implements FingerprintReader {
     const body = await callMiddleware(this.#parts.middleware, {
       method: 'POST',
       path: `orchestrator/${operation}`,
-      body: { ...to, ...fields, ...(agentId ? { agentId } : {}) },
+      body: { ...to, ...fields, ...(agentId && { agentId }) },
       dispatch: true,
       signal,
     });
     return body as T;
   }
 
-  /** The caller's signal combined with the reader's own lifetime (close() aborts everything). */
-  #signalFor(callerSignal: AbortSignal | undefined): AbortSignal {
+  /** The signal of the caller's options (if any) combined with the reader's own lifetime (close() aborts everything). */
+  #signalFor(options: unknown): AbortSignal {
+    const callerSignal = own(options, 'signal');
     if (this.#lifetime.signal.aborted) {
       throw new BioIDError('aborted', 'This reader was closed; create a new one.');
     }

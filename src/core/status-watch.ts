@@ -43,6 +43,9 @@ export interface ReaderStatus {
   message?: string;
 }
 
+/** A status the watcher heard from the local service (or its leading tab), which is never pinned. */
+type PolledStatus = Omit<ReaderStatus, 'pinned'>;
+
 export type StatusListener = (status: ReaderStatus) => void;
 
 /** Longest wait between two polls while the service stays unreachable. */
@@ -143,7 +146,7 @@ export class StatusWatcher {
       // Spec 9.3: pinned ids are used unchanged; nothing to poll.
       callListener(listener, { state: 'pinned', pinned: true, ...this.pin });
     } else if (this.#listeners.size === 1) {
-      this.#emit({ state: 'checking', pinned: false });
+      this.#emit({ state: 'checking' });
       this.#start();
     } else if (this.#last) {
       callListener(listener, this.#last);
@@ -176,12 +179,12 @@ export class StatusWatcher {
       this.#halt();
       if (state === 'prompt') {
         waiting.add(this.#resume);
-        this.#emit({ state, pinned: false });
+        this.#emit({ state });
       } else {
-        this.#emit({ state: 'blocked', pinned: false, message: blockedError(this.ctx.localServiceUrl).message });
+        this.#emit({ state: 'blocked', message: blockedError(this.ctx.localServiceUrl).message });
       }
     } else if (!this.#timer && !this.#inflight && !isHidden()) {
-      if (this.#last?.state === 'prompt' || this.#last?.state === 'blocked') this.#emit({ state: 'checking', pinned: false });
+      if (this.#last?.state === 'prompt' || this.#last?.state === 'blocked') this.#emit({ state: 'checking' });
       this.#join();
     }
   }
@@ -296,7 +299,7 @@ export class StatusWatcher {
     this.#timer = undefined;
     const controller = new AbortController();
     this.#inflight = controller;
-    let next: ReaderStatus;
+    let next: PolledStatus;
     try {
       const status = await fetchStatus(this.ctx, controller.signal);
       let deviceId: string | undefined;
@@ -307,7 +310,6 @@ export class StatusWatcher {
       }
       next = {
         state: deviceId ? 'ready' : 'no-device',
-        pinned: false,
         workstationId: status.workstationId,
         deviceId,
         devices: status.devices,
@@ -318,7 +320,6 @@ export class StatusWatcher {
       const unreachable = error instanceof BioIDError && error.code === 'local-service-unreachable';
       next = {
         state: unreachable ? 'unreachable' : 'error',
-        pinned: false,
         message: messageOf(error),
       };
       this.#failures += 1;
@@ -348,8 +349,12 @@ export class StatusWatcher {
       return { workstationId: last.workstationId!, deviceId: last.deviceId! };
   }
 
-  /** `at`: when the status was heard (Date.now()), if the leading tab heard it before this one joined; else now. */
-  #emit(status: ReaderStatus, at?: unknown): void {
+  /**
+   * Reports a status of the local service (never pinned: a pin is not polled). `at`: when it was heard
+   * (Date.now()), if the leading tab heard it before this one joined; else now.
+   */
+  #emit(polled: PolledStatus, at?: unknown): void {
+    const status: ReaderStatus = { ...polled, pinned: false };
     this.#heardAt = Number(at) || Date.now();
     const key = JSON.stringify([status.state, status.workstationId, status.deviceId, status.devices]);
     if (key === this.#lastKey) return; // only changes are reported

@@ -8,7 +8,16 @@
  */
 import { boundedSource, cachedTokenSource } from './auth.js';
 import type { TokenSource } from './token-source.js';
-import { DEFAULT_TIMEOUT_MS, isJsonObject, millisecondsOr, own, readOptions, requireEndpointUrl, requireHttpUrl } from './config.js';
+import {
+  DEFAULT_TIMEOUT_MS,
+  configError,
+  isJsonObject,
+  millisecondsOr,
+  own,
+  readOptions,
+  requireEndpointUrl,
+  requireHttpUrl,
+} from './config.js';
 import { BioIDError, ReaderAuthError, messageOf } from './errors.js';
 import { describeReply, isRedirect, send, type Reply } from './http.js';
 import { parseTokenResponse } from './token-response.js';
@@ -56,8 +65,7 @@ function bind(origin: string, endpoint: string): void {
   const bound = bindings.get(key);
   if (bound === undefined) bindings.set(key, origin);
   else if (bound !== origin) {
-    throw new BioIDError(
-      'config',
+    throw configError(
       `The token from ${endpoint} is for the middleware at ${bound}, not ${origin}: nothing was sent. Point middleware-url at ${bound}.`,
     );
   }

@@ -2,7 +2,7 @@ import { html, type TemplateResult } from 'lit';
 import { BioIDError, messageOf } from '../core/errors.js';
 import { BioElement } from './bio-element.js';
 import type { DiagnosticsPanel } from './diagnostics.js';
-import { asBioIDError, errorDetail } from './events.js';
+import { errorDetail } from './events.js';
 
 /**
  * One panel support staff can ask a user to open: the local fingerprint service (reachable, workstation,
@@ -68,8 +68,8 @@ export class BioDiagnostics extends BioElement {
       },
       (error: unknown) => {
         this.#loading = undefined;
-        const e = asBioIDError(error);
-        const failure = e instanceof BioIDError ? e : new BioIDError('config', messageOf(e), { cause: e });
+        // A BioIDError as it is (the loader's config error); anything else, a TypeError included, as a config error with its message.
+        const failure = error instanceof BioIDError ? error : new BioIDError('config', messageOf(error), { cause: error });
         this.failure = failure.message;
         this.emit('bio-error', errorDetail('diagnostics', failure));
         throw failure;

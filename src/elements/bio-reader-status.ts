@@ -36,7 +36,8 @@ export class BioReaderStatus extends BioElement {
   declare protected failure: BioErrorDetail | undefined;
 
   #unwatch: (() => void) | undefined;
-  #stale = true;
+  /** Set on connecting and by configureElements(): the next update starts a new watch. */
+  #stale: boolean | undefined;
   #unlisten: (() => void) | undefined;
 
   override connectedCallback(): void {
@@ -83,12 +84,8 @@ export class BioReaderStatus extends BioElement {
     if (!this.isConnected) return;
     this.status = status;
     const { state, pinned, workstationId, deviceId } = status;
-    this.emit('bio-status', {
-      state,
-      pinned,
-      ...(workstationId !== undefined ? { workstationId } : {}),
-      ...(deviceId !== undefined ? { deviceId } : {}),
-    });
+    // The ids only when known (the core never reports an empty one).
+    this.emit('bio-status', { state, pinned, ...(workstationId && { workstationId }), ...(deviceId && { deviceId }) });
     // Blocked is not "not running": the code tells the page which one (docs/elements.md).
     if (state === 'blocked') this.emit('bio-error', errorDetail('status', new BioIDError('local-network-blocked', status.message ?? '')));
   }

@@ -70,7 +70,7 @@ export class BioVerify extends SubjectMixin<VerifyResult>(BioOperationElement) {
   formResetCallback(): void {
     this.result = undefined;
     this.failure = undefined;
-    this.view = { kind: 'idle', step: 0 };
+    this.view = { kind: 'idle' };
     this.resultChanged();
   }
 

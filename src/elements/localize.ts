@@ -2,7 +2,9 @@
  * Localization as a reactive controller: an element's language is its own `lang`, else its nearest
  * ancestor's (across shadow roots), else the document's; the element re-renders when any of them
  * changes. Strings come from the element's `strings` property, then the page's
- * `BioIDElementsConfig.strings` for that language, then the built-in translation, then English.
+ * `BioIDElementsConfig.strings` for that language, then the built-in translation, then English. The
+ * container of the text in the shadow root carries the language the text is in (WCAG 2.1 3.1.2): the
+ * element's when it is built in or the page gives strings for it (its own `strings` or the page's), else `en`.
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { own } from '../core/config.js';
@@ -19,7 +21,7 @@ export const translations: Record<string, ElementStrings & Partial<DiagnosticsSt
 
 export type Params = Record<string, string | number>;
 
-type Host = ReactiveControllerHost & HTMLElement & { strings?: Partial<Translation> | undefined };
+type Host = ReactiveControllerHost & HTMLElement & { renderRoot: ParentNode; strings?: Partial<Translation> | undefined };
 
 export class LocalizeController implements ReactiveController {
   #unfollow: (() => void) | undefined;
@@ -36,6 +38,11 @@ export class LocalizeController implements ReactiveController {
     this.#unfollow?.();
   }
 
+  /** Marks the rendered text with its language, which is English where neither the page nor the SDK has the element's. */
+  hostUpdated(): void {
+    (this.host.renderRoot.firstElementChild as HTMLElement).lang = this.#strings()[0];
+  }
+
   /** The language in effect for the host now. */
   lang(): string {
     return langOf(this.host);
@@ -43,14 +50,23 @@ export class LocalizeController implements ReactiveController {
 
   /** The string `key` in the host's language, `{name}` placeholders filled from `params` as plain text. */
   term(key: StringKey, params?: Params): string {
+    const [, page, builtIn] = this.#strings();
+    const template = (own(this.host.strings, key) ?? own(page, key) ?? builtIn[key]) as string;
+    return params ? template.replace(/\{(\w+)\}/g, (m, name: string) => (name in params ? String(params[name]) : m)) : template;
+  }
+
+  /**
+   * The language the host's text is in, the page's strings for the host's language, and the built-in
+   * translation (English for a language the SDK does not carry).
+   */
+  #strings(): [string, Partial<Translation> | undefined, Translation] {
     const lang = this.lang();
     const primary = lang.toLowerCase().split('-')[0];
     // Own properties only: a polluted Object.prototype must not put words into the page.
     const pageStrings = own(pageConfig(), 'strings');
     const page = own(pageStrings, lang) ?? own(pageStrings, primary);
-    const builtIn = (own(translations, primary) ?? en) as Translation;
-    const template = (own(this.host.strings, key) ?? own(page, key) ?? builtIn[key]) as string;
-    return params ? template.replace(/\{(\w+)\}/g, (m, name: string) => (name in params ? String(params[name]) : m)) : template;
+    const builtIn = own(translations, primary) as Translation | undefined;
+    return [builtIn || page || this.host.strings ? lang : 'en', page as Partial<Translation> | undefined, (builtIn ?? en) as Translation];
   }
 
   /** A number for people, in the host's language; anything else (or an invalid lang tag) as text. */

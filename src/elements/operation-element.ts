@@ -16,7 +16,7 @@ interface View {
   key?: StringKey;
   params?: Params;
   /** 1..3 while running: token, locating, dispatched. */
-  step: number;
+  step?: number;
   /** A finished operation whose answer is not a success for the user (no match). */
   negative?: boolean;
 }
@@ -41,7 +41,13 @@ const LOCATING_MS = 60_000;
 const NO_TARGET = { workstationId: '', deviceId: '' };
 
 /** Failures that report the state of the reader or its workstation: they hold only until the status watch reports it ready again. */
-const READER_FAILURES = ['workstation-offline', 'local-service-unreachable', 'local-network-blocked', 'no-device', 'local-service'];
+const READER_FAILURES: (string | undefined)[] = [
+  'workstation-offline',
+  'local-service-unreachable',
+  'local-network-blocked',
+  'no-device',
+  'local-service',
+];
 
 /**
  * Declaration merging: the listeners typed by the element's result type, so that on a `<bio-verify>`
@@ -112,7 +118,7 @@ export abstract class BioOperationElement<R> extends BioElement {
 
   constructor() {
     super();
-    this.view = { kind: 'idle', step: 0 };
+    this.view = { kind: 'idle' };
     // The first sign of intent readies the token and the reader, so the click sends the dispatch alone.
     for (const intent of ['pointerenter', 'focusin', 'touchstart']) this.addEventListener(intent, () => this.#warm(), { passive: true });
   }
@@ -182,7 +188,7 @@ export abstract class BioOperationElement<R> extends BioElement {
       throw new BioIDError('aborted', `<${this.localName}> is not in the document.`);
     }
     if (!this.emit('bio-start', { operation })) {
-      this.view = { kind: 'idle', step: 0 };
+      this.view = { kind: 'idle' };
       throw new BioIDError('aborted', `<${this.localName}>: bio-start was cancelled.`);
     }
     const controller = new AbortController();
@@ -206,20 +212,20 @@ export abstract class BioOperationElement<R> extends BioElement {
       if (signal.aborted) throw signal.reason;
       const summary = this.summarize(result);
       this.result = result;
-      this.view = { kind: 'done', key: summary.key, params: summary.params ?? {}, step: 0, negative: !summary.ok };
+      this.view = { kind: 'done', key: summary.key, params: summary.params, negative: !summary.ok };
       this.resultChanged();
       this.emit('bio-result', { operation, result, ...target });
       return result;
     } catch (caught) {
       const error = asBioIDError(caught);
       if (signal.aborted && !this.isConnected) {
-        this.view = { kind: 'idle', step: 0 };
+        this.view = { kind: 'idle' };
         throw error;
       }
       const detail = errorDetail(operation, error);
       this.failure = detail;
       const notYet = detail.code === 'session-expired' && !hadSession();
-      this.view = { kind: 'failed', key: notYet ? 'signInFirst' : errorKey(detail.code), step: 0 };
+      this.view = { kind: 'failed', key: notYet ? 'signInFirst' : errorKey(detail.code) };
       this.emit('bio-error', detail);
       throw error;
     } finally {
@@ -258,7 +264,7 @@ export abstract class BioOperationElement<R> extends BioElement {
    * a workstation the middleware calls offline may well have a reachable local service.
    */
   #followStatus(): void {
-    const shown = this.isConnected && this.view.kind === 'failed' && READER_FAILURES.includes(this.failure?.code ?? '');
+    const shown = this.isConnected && this.view.kind === 'failed' && READER_FAILURES.includes(this.failure?.code);
     if (!shown) {
       this.#unwatch?.();
       this.#unwatch = undefined;
@@ -270,7 +276,7 @@ export abstract class BioOperationElement<R> extends BioElement {
       this.#unwatch = watchReaderStatus(statusOptionsFor(this.localName, this.settings()), ({ state }) => {
         if (state === 'ready' && away) {
           this.failure = undefined;
-          this.view = { kind: 'idle', step: 0 };
+          this.view = { kind: 'idle' };
         }
         // Not ready: unreachable, no device, error (or pinned, which is never followed by ready).
         away ||= state !== 'ready' && state !== 'checking';

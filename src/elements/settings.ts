@@ -165,7 +165,7 @@ export function effectiveSettings(el: Partial<Record<SettingName, unknown>>): Se
  * (`document.baseURI`). A value that does not resolve is passed on as is, for the core to reject by name.
  */
 export function resolveUrl(value: string | undefined): string | undefined {
-  if (value === undefined || value.trim() === '') return undefined;
+  if (!value?.trim()) return undefined;
   try {
     return new URL(value, pageBase()).href;
   } catch {
@@ -174,7 +174,7 @@ export function resolveUrl(value: string | undefined): string | undefined {
 }
 
 /** The page's base URL, read through the platform's getter: markup such as `<img name="baseURI">` shadows `document.baseURI`. */
-const pageBase = (): string => Reflect.get(Node.prototype, 'baseURI', document);
+export const pageBase = (): string => Reflect.get(Node.prototype, 'baseURI', document);
 
 let warnedDefaultLocalService = false;
 

@@ -1,5 +1,5 @@
 /** `subject-id`, for the elements that act on one person: a small mixin over an operation element. */
-import { BioIDError } from '../core/errors.js';
+import { configError } from '../core/config.js';
 import type { BioOperationElement } from './operation-element.js';
 import type { Settings } from './settings.js';
 
@@ -27,8 +27,8 @@ export const SubjectMixin = <R>(
 
     protected override operationFields(settings: Settings): { subjectId?: string; agentId?: string } {
       const subjectId = this.subjectId;
-      if (!subjectId || subjectId.trim() === '') {
-        throw new BioIDError('config', `<${this.localName}>: subject-id is required.`);
+      if (!subjectId?.trim()) {
+        throw configError(`<${this.localName}>: subject-id is required.`);
       }
       return { ...super.operationFields(settings), subjectId };
     }

@@ -1,6 +1,6 @@
 import { expect, fixture, waitUntil } from '@open-wc/testing';
 import '../../src/elements/index.js';
-import type { BioVerify } from '../../src/elements/index.js';
+import type { BioDiagnostics, BioVerify } from '../../src/elements/index.js';
 import { translations } from '../../src/elements/localize.js';
 import { en } from '../../src/elements/translations/en.js';
 import { ATTRS, installNetwork, restoreNetwork } from './network.js';
@@ -46,6 +46,65 @@ describe('localization', () => {
     el.strings = { verify: 'Nur hier' };
     await el.updateComplete;
     expect(buttonText(el)).to.equal('Nur hier');
+  });
+
+  /** The language the shadow root's text is marked with: the lang its container carries. */
+  const textLang = (el: Element) => el.shadowRoot!.querySelector('[part="base"]')!.getAttribute('lang');
+
+  it('WCAG 3.1.2: the text is marked with the language it is in (English for one the elements do not carry), the host lang left as given', async () => {
+    const root = await fixture(
+      `<div lang="it"><bio-verify ${ATTRS} subject-id="alice"></bio-verify><bio-reader-status workstation-id="ws" device-id="dev"></bio-reader-status></div>`,
+    );
+    const verify = root.querySelector<BioVerify>('bio-verify')!;
+    const status = root.querySelector('bio-reader-status')!;
+    expect(buttonText(verify)).to.equal(en.verify);
+    expect(textLang(verify)).to.equal('en');
+    expect(textLang(status)).to.equal('en');
+    expect(verify.hasAttribute('lang')).to.equal(false);
+    // Every string of the element's text inherits it: the status line after an operation too.
+    await verify.start();
+    await verify.updateComplete;
+    expect(verify.shadowRoot!.querySelector('[role="status"]')!.closest('[lang]')!.getAttribute('lang')).to.equal('en');
+
+    // A change of language at run time: built in, then not again.
+    root.setAttribute('lang', 'de-AT');
+    await waitUntil(() => textLang(verify) === 'de-AT' && textLang(status) === 'de-AT', 'did not follow to de-AT');
+    expect(buttonText(verify)).to.equal('Fingerabdruck prüfen');
+    root.setAttribute('lang', 'xx');
+    await waitUntil(() => textLang(verify) === 'en', 'did not fall back to en');
+    expect(root.getAttribute('lang')).to.equal('xx');
+  });
+
+  it('WCAG 3.1.2: a language the page gives strings for (page-wide or on the element) marks the text with it', async () => {
+    (globalThis as { BioIDElementsConfig?: unknown }).BioIDElementsConfig = { strings: { it: { verify: 'Verifica impronta' } } };
+    const el = await fixture<BioVerify>(`<bio-verify ${ATTRS} lang="it"></bio-verify>`);
+    expect(buttonText(el)).to.equal('Verifica impronta');
+    expect(textLang(el)).to.equal('it');
+    expect(el.getAttribute('lang')).to.equal('it');
+
+    const own = await fixture<BioVerify>(`<bio-verify ${ATTRS} lang="pt"></bio-verify>`);
+    expect(textLang(own)).to.equal('en');
+    own.strings = { verify: 'Verificar impressão digital' };
+    await own.updateComplete;
+    expect(textLang(own)).to.equal('pt');
+
+    const de = await fixture<BioVerify>(`<bio-verify ${ATTRS} lang="de"></bio-verify>`);
+    expect(textLang(de)).to.equal('de');
+    // A regional English keeps its region (the voice of that English).
+    const gb = await fixture<BioVerify>(`<bio-verify ${ATTRS} lang="en-GB"></bio-verify>`);
+    expect(textLang(gb)).to.equal('en-GB');
+  });
+
+  it('WCAG 3.1.2: <bio-diagnostics> marks its loading state and its panel, which render in the same shadow root', async () => {
+    const el = await fixture<BioDiagnostics>(`<bio-diagnostics ${ATTRS} lang="it"></bio-diagnostics>`);
+    expect(textLang(el)).to.equal('en');
+    await el.start();
+    await el.updateComplete;
+    expect(el.shadowRoot!.querySelector('[part="rows"]')).to.exist;
+    expect(textLang(el)).to.equal('en');
+    el.setAttribute('lang', 'fr');
+    await el.updateComplete;
+    expect(textLang(el)).to.equal('fr');
   });
 
   it('each translation has every string, with the same placeholders as English', () => {
