@@ -7,10 +7,10 @@
  */
 import { getTokenSource, idpClientCredentialsSource, isBrowserLike } from './auth.js';
 import type { TokenSource } from './token-source.js';
+import { configError } from './errors.js';
 import {
   DEFAULT_READER_SERVICE_URL,
   SHARED_OPTIONS,
-  configError,
   httpUrlOr,
   optionalIntegratorId,
   optionalString,

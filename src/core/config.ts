@@ -85,9 +85,6 @@ export interface FingerprintReaderConfig {
   statusIntervalMs?: number;
 }
 
-// The config error lives with the error classes (http.ts needs it too, and config.ts reads http.ts's types).
-export { configError } from './errors.js';
-
 /**
  * A field's validator: returns the value to use (its default applied) or throws a config error that
  * names `field`. One table of these per configuration object is the single source of its key list,

@@ -3,7 +3,8 @@
  * `idpClientCredentials` strategy and the reference token broker (`bioid-sdk/broker`), including the
  * RFC 8693 token-exchange variant the broker offers.
  */
-import { configError, realmOf } from './config.js';
+import { configError } from './errors.js';
+import { realmOf } from './config.js';
 import { joinPath, send, type FetchLike } from './http.js';
 import { parseTokenResponse } from './token-response.js';
 

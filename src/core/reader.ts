@@ -9,7 +9,6 @@ import type { TokenSource } from './token-source.js';
 import {
   DEFAULT_READER_SERVICE_URL,
   SHARED_OPTIONS,
-  configError,
   httpUrlOr,
   isSegmentId,
   optionalIntegratorId,
@@ -22,7 +21,7 @@ import {
   type Pin,
 } from './config.js';
 import { fetchStatus, pickTarget, testCapture, unlessBlocked, type LocalServiceContext, type TestCaptureResult } from './discovery.js';
-import { BioIDError, callListener } from './errors.js';
+import { BioIDError, callListener, configError } from './errors.js';
 import { callMiddleware, type MiddlewareContext } from './middleware.js';
 import { connectLocalService, statusWatcher, type ReaderStatus, type StatusWatcher } from './status-watch.js';
 

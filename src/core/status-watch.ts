@@ -10,9 +10,9 @@
  * page: every reader, `<bio-reader-status>` and operation element watching the same service shares its
  * polling.
  */
-import { DEFAULT_READER_SERVICE_URL, SHARED_OPTIONS, configError, httpUrlOr, readOptions, readPin, type Pin } from './config.js';
+import { DEFAULT_READER_SERVICE_URL, SHARED_OPTIONS, httpUrlOr, readOptions, readPin, type Pin } from './config.js';
 import { blockedError, fetchStatus, loopbackPermission, pickTarget, type DeviceInfo, type LocalServiceContext } from './discovery.js';
-import { BioIDError, callListener, messageOf } from './errors.js';
+import { BioIDError, callListener, messageOf, configError } from './errors.js';
 import type { FetchLike } from './http.js';
 
 export type ReaderState =

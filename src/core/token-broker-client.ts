@@ -8,17 +8,8 @@
  */
 import { boundedSource, cachedTokenSource } from './auth.js';
 import type { TokenSource } from './token-source.js';
-import {
-  DEFAULT_TIMEOUT_MS,
-  configError,
-  isJsonObject,
-  millisecondsOr,
-  own,
-  readOptions,
-  requireEndpointUrl,
-  requireHttpUrl,
-} from './config.js';
-import { BioIDError, ReaderAuthError, messageOf } from './errors.js';
+import { DEFAULT_TIMEOUT_MS, isJsonObject, millisecondsOr, own, readOptions, requireEndpointUrl, requireHttpUrl } from './config.js';
+import { BioIDError, ReaderAuthError, messageOf, configError } from './errors.js';
 import { describeReply, isRedirect, send, type Reply } from './http.js';
 import { parseTokenResponse } from './token-response.js';
 import { TokenCache, hashToken, type IssuedToken } from './token-cache.js';

@@ -11,7 +11,8 @@
 import type { PropertyDeclaration } from 'lit';
 import { tokenProviderSource } from '../core/auth.js';
 import type { TokenSource } from '../core/token-source.js';
-import { DEFAULT_READER_SERVICE_URL, DEFAULT_TIMEOUT_MS, configError, own, unsupplied } from '../core/config.js';
+import { configError } from '../core/errors.js';
+import { DEFAULT_READER_SERVICE_URL, DEFAULT_TIMEOUT_MS, own, unsupplied } from '../core/config.js';
 import { READER_OPTIONS, readerFrom, type FingerprintReader } from '../core/reader.js';
 import { WATCH_OPTIONS, type StatusWatchOptions } from '../core/status-watch.js';
 import { brokerTokenSource } from '../core/token-broker-client.js';

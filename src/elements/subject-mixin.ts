@@ -1,5 +1,5 @@
 /** `subject-id`, for the elements that act on one person: a small mixin over an operation element. */
-import { configError } from '../core/config.js';
+import { configError } from '../core/errors.js';
 import type { BioOperationElement } from './operation-element.js';
 import type { Settings } from './settings.js';
 
