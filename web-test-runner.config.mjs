@@ -33,7 +33,10 @@ export default {
   // The three engines side by side: with two at a time WebKit ran alone after Firefox, a third of the run
   // on one engine; its 200-run fuzz tests pass beside the other two.
   concurrentBrowsers: 3,
-  testFramework: { config: { timeout: 10000 } },
+  // A bound for a test that hangs, not a pace: tests wait for states (test/support/wait.ts gives up on one
+  // after 8 s, naming it), and three engines at once on a busy 2-core machine take seconds where an idle
+  // one takes milliseconds.
+  testFramework: { config: { timeout: 30000 } },
   browsers: selectedEngines().map(engineLauncher),
   middleware: [
     function testRoutes(ctx, next) {

@@ -43,9 +43,11 @@ const result = spawnSync(
     '--node-option=import=tsx',
     '--require=scripts/test-durations.mjs',
     '--reporter=spec',
-    // mocha's default is 2000 ms; tests that start an IdP, servers or Chromium need more, and set
-    // more still where they need it (this.timeout in the e2e and browser-security suites).
-    '--timeout=20000',
+    // mocha's default is 2000 ms; tests that start an IdP, servers, processes or Chromium need more, and
+    // set more still where they need it (this.timeout in the e2e and browser-security suites). A bound,
+    // not a pace: tests wait for states, and this only turns one that never comes into a failure. A
+    // process started through tsx took over 10 s on a 2-core machine busy with other work.
+    '--timeout=60000',
     '--parallel',
     '--jobs=2',
     ...files,

@@ -71,7 +71,9 @@ export function startSidecar(env: Record<string, string>): Promise<Sidecar> {
   child.stderr!.on('data', (chunk: Buffer) => (raw += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (status) => resolve(status)));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`bioid-broker serve did not start within 10 s: ${raw}`)), 10_000);
+    // No pace: it turns a start that never comes into a failure. Through tsx, on a 2-core machine busy with
+    // other work, the start took over 10 s.
+    const timer = setTimeout(() => reject(new Error(`bioid-broker serve did not start within 60 s: ${raw}`)), 60_000);
     void exited.then((status) => reject(new Error(`bioid-broker serve exited with ${status}: ${raw}`)));
     createInterface({ input: child.stdout! }).on('line', (line) => {
       raw += `${line}\n`;

@@ -280,7 +280,9 @@ describe('bioid-broker check names the rule a broker breaks', () => {
   it('a broker that never answers fails, and the check ends by its own deadline', async () => {
     const started = Date.now();
     const results = await checkAgainst(() => {}, { deadlineMs: 3000 });
-    assert.isBelow(Date.now() - started, 5000);
+    // The time is the behaviour: without its deadline the check would wait forever. 10 s is a margin a
+    // loaded 2-core machine meets.
+    assert.isBelow(Date.now() - started, 10_000);
     assert.includeMembers(failed(results), [1, 2, 3, 4, 5]);
     assert.match(results.get(1)!.notes.join('\n'), /no answer/);
   });

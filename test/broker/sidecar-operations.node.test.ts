@@ -110,6 +110,16 @@ async function start(extra: Record<string, string> = {}, options: Pick<ServeOpti
 }
 
 const signedIn = { 'X-CSRF': '1', Cookie: 'sid=alice' };
+/**
+ * Until `done()`: a state the sidecar reaches (a line written, a status answered). The bound only turns a
+ * state that never comes into a failure naming it; it is no pace.
+ */
+async function until(done: () => boolean | Promise<boolean>, why: string, ms = 15_000): Promise<void> {
+  for (const deadline = Date.now() + ms; !(await done());) {
+    if (Date.now() > deadline) assert.fail(why);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
 const token = (url: string, headers: Record<string, string> = signedIn) => fetch(`${url}/bioid/token`, { headers });
 const refusedHash = (value: string) => createHash('sha256').update(value).digest('base64url');
 
@@ -182,14 +192,18 @@ describe('bioid-broker serve: health and readiness', () => {
     this.timeout(20_000);
     const redis = await startRedis();
     await redis.stop();
+    // The wait is the behaviour: long enough that a loaded machine asks /readyz well within it.
+    const storeReadyWaitMs = 3_000;
+    const started = performance.now();
     const { broker } = await start(
       { BIOID_TOKEN_STORE_URL: `unix://${redis.socket}`, BIOID_TOKEN_STORE_KEY: STORE_KEY },
-      { storeReadyWaitMs: 500 },
+      { storeReadyWaitMs },
     );
     try {
       assert.strictEqual((await fetch(`${broker.url}/readyz`)).status, 503, 'waiting for the store');
-      await new Promise((resolve) => setTimeout(resolve, 700));
-      assert.strictEqual((await fetch(`${broker.url}/readyz`)).status, 200, 'the wait is over: ready without the store');
+      await until(async () => (await fetch(`${broker.url}/readyz`)).status === 200, 'not ready without the store once the wait was over');
+      // A timer never fires early, however loaded the machine: a lower bound holds.
+      assert.isAtLeast(performance.now() - started, storeReadyWaitMs, 'ready before the wait was over');
       assert.strictEqual((await token(broker.url)).status, 200);
     } finally {
       await broker.close();
@@ -201,6 +215,7 @@ describe('bioid-broker serve: health and readiness', () => {
     this.timeout(20_000);
     const password = 'store-password-Hostile-51c0';
     const redis = await startRedis(['--requirepass', password]);
+    const started = performance.now();
     const { broker, lines, raw } = await start(
       {
         BIOID_TOKEN_STORE_URL: `unix://${redis.socket}`,
@@ -210,8 +225,9 @@ describe('bioid-broker serve: health and readiness', () => {
       { storeReadyWaitMs: 300 },
     );
     try {
-      // Connected, refused, and past a PING of the client's interval (a second) and the wait too.
-      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      // Connected and refused (the line says so), and past the wait too.
+      await until(() => lines.some((l) => l.event === 'store-connection-error'), `no store-connection-error line among ${raw.join('\n')}`);
+      await until(() => performance.now() - started > 300, 'the wait never ended');
       const ready = await fetch(`${broker.url}/readyz`);
       assert.strictEqual(ready.status, 503);
       assert.deepStrictEqual(await ready.json(), { status: 'unready', reason: 'store-not-answered' });
@@ -351,17 +367,18 @@ describe('bioid-broker serve: logs', () => {
       assert.match(fresh, /^[0-9a-f-]{36}$/);
       await token(broker.url, { 'X-CSRF': '1', Cookie: 'sid=mallory' });
       await fetch(`${broker.url}/healthz`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      const requests = lines.filter((l) => l.event === 'request' || l.event === 'refused');
+      const requests = () => lines.filter((l) => l.event === 'request' || l.event === 'refused');
+      // Each line is written as its response ends, which the client may see first.
+      await until(() => requests().length >= 3, 'three request lines');
       assert.deepStrictEqual(
-        requests.map((l) => [l.level, l.event, l.requestId, l.outcome, l.status]),
+        requests().map((l) => [l.level, l.event, l.requestId, l.outcome, l.status]),
         [
           ['info', 'request', 'lb-7f3a9c', 'token', 200],
           ['info', 'request', fresh, 'token', 200],
-          ['warn', 'refused', requests[2]!.requestId, 'no-session', 401],
+          ['warn', 'refused', requests()[2]!.requestId, 'no-session', 401],
         ],
       );
-      for (const line of requests) {
+      for (const line of requests()) {
         assert.isAtLeast(line.durationMs as number, 0);
         assert.match(line.time as string, /^\d{4}-\d\d-\d\dT[\d:.]+Z$/);
       }
@@ -393,7 +410,10 @@ describe('bioid-broker serve: logs', () => {
         idp.down = true;
         await fetch(`${broker.url}/t`, { headers: { ...hostile, 'X-Refused-Token': refusedHash(issued.access_token) } });
         idp.down = false;
-        await new Promise((resolve) => setTimeout(resolve, 20));
+        const expected = { fatal: 0, error: 1, warn: 3, info: 5, debug: 5, trace: 5, silent: 0 }[level];
+        const requestLines = () => lines.filter((l) => l.event === 'request' || l.event === 'refused');
+        // Each line is written as its response ends, which the client may see first.
+        await until(() => requestLines().length >= expected, `${expected} request lines at ${level}`);
         const output = raw.join('\n');
         for (const secret of [
           SECRET,
@@ -410,9 +430,7 @@ describe('bioid-broker serve: logs', () => {
         ]) {
           assert.notInclude(output, secret);
         }
-        const requestLines = lines.filter((l) => l.event === 'request' || l.event === 'refused');
-        const expected = { fatal: 0, error: 1, warn: 3, info: 5, debug: 5, trace: 5, silent: 0 }[level];
-        assert.strictEqual(requestLines.length, expected, `request lines at ${level}`);
+        assert.strictEqual(requestLines().length, expected, `request lines at ${level}`);
         if (level === 'debug' || level === 'trace')
           assert.ok(
             lines.some((l) => l.event === 'exchange' && l.grant === 'client_credentials'),

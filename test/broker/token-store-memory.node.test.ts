@@ -63,7 +63,9 @@ describe('shared token store: fail-open', () => {
     const started = performance.now();
     const response = await broker(brokerRequest());
     assert.strictEqual(response.status, 200);
-    assert.isBelow(performance.now() - started, 1000);
+    // The time is the behaviour: without the bound the answer would never come. 5 s is a margin a loaded
+    // 2-core machine meets for one exchange.
+    assert.isBelow(performance.now() - started, 5000);
     assert.deepStrictEqual(events, [{ type: 'store-error', operation: 'get', kind: 'timeout' }]);
   });
 
@@ -85,7 +87,8 @@ describe('shared token store: fail-open', () => {
     assert.strictEqual((await broker(brokerRequest())).status, 200);
     const ms = performance.now() - started;
     assert.isAtLeast(ms, 150, 'it waited for the holder');
-    assert.isBelow(ms, 2000);
+    // Without the bound it would wait for the holder forever; 5 s is a margin a loaded machine meets.
+    assert.isBelow(ms, 5000);
     assert.strictEqual(idp.tokenRequests - before, 1);
   });
 
@@ -93,19 +96,22 @@ describe('shared token store: fail-open', () => {
     const store = memoryTokenStore();
     const refusing = brokerAgainst(idp, { store, clientSecret: 'wrong-secret' });
     assert.strictEqual((await refusing.broker(brokerRequest())).status, 502);
-    const { broker } = brokerAgainst(idp, { store, timeoutMs: 5000 });
+    // A lock left held would make the next request wait its whole timeoutMs (15 s) before exchanging
+    // itself: half of it is a margin a loaded machine meets for one exchange.
+    const { broker } = brokerAgainst(idp, { store, timeoutMs: 15_000 });
     const started = performance.now();
     assert.strictEqual((await broker(brokerRequest())).status, 200);
-    assert.isBelow(performance.now() - started, 2000);
+    assert.isBelow(performance.now() - started, 7_500);
   });
 
   it('the lock holder answers as soon as its token is known: saving it and releasing the lock in a store turned slow come after, still reported', async () => {
     const slowWrites: TokenStore = { ...memoryTokenStore(), set: never, compareAndDelete: never };
-    const { broker, events } = withEvents({ store: slowWrites, storeTimeoutMs: 1000 });
-    const started = performance.now();
+    const { broker, events } = withEvents({ store: slowWrites, storeTimeoutMs: 3000 });
     assert.strictEqual((await broker(brokerRequest())).status, 200);
-    assert.isBelow(performance.now() - started, 800, 'the answer waited for no write');
-    const deadline = Date.now() + 5000;
+    // The writes begin once the token is known, so an answer that waited for them would come after their
+    // timeouts were reported, however long the exchange took.
+    assert.deepStrictEqual(events, [], 'the answer waited for no write');
+    const deadline = Date.now() + 15_000;
     while (events.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     assert.deepStrictEqual(
       events,
@@ -177,13 +183,14 @@ describe('shared token store: fail-open', () => {
     const slowDelete: TokenStore = { ...memoryTokenStore(), delete: never };
     const { broker, events } = withEvents({
       store: slowDelete,
-      storeTimeoutMs: 1000,
+      storeTimeoutMs: 3000,
       tokenExchange: { subjectToken: () => 'not-a-token-the-idp-knows' },
     });
-    const started = performance.now();
     assert.strictEqual((await broker(brokerRequest())).status, 502);
-    assert.isBelow(performance.now() - started, 800, 'the answer waited for no delete');
-    const deadline = Date.now() + 3000;
+    // The delete begins once the IdP refused, so an answer that waited for it would come after its timeout
+    // was reported, however long the IdP took.
+    assert.deepStrictEqual(events, [], 'the answer waited for no delete');
+    const deadline = Date.now() + 15_000;
     while (events.length < 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     assert.deepStrictEqual(events, [{ type: 'store-error', operation: 'delete', kind: 'timeout' }]);
   });

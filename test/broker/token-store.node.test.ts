@@ -162,7 +162,7 @@ describe('shared token store: brokers on several instances share one Redis', () 
     }
   });
 
-  it('with Redis stopped mid-run every request still answers 200 within a second; once Redis is back the instances share again', async function () {
+  it('with Redis stopped mid-run every request still answers 200, without waiting for the store; once Redis is back the instances share again', async function () {
     this.timeout(30_000);
     const a = await exchangeInstance({ storeTimeoutMs: undefined });
     const b = await exchangeInstance({ storeTimeoutMs: undefined });
@@ -170,25 +170,31 @@ describe('shared token store: brokers on several instances share one Redis', () 
     await tokenOf(await a.broker(asUser(warm)));
 
     await redis.stop();
-    const subjects = await Promise.all(Array.from({ length: 10 }, (_, i) => idp.userToken(`outage-user-${i}`)));
-    const timed = async (broker: typeof a.broker, subject: string) => {
-      const started = performance.now();
-      const response = await broker(asUser(subject));
-      return { status: response.status, ms: performance.now() - started };
-    };
-    const answers = await Promise.all([warm, ...subjects].flatMap((subject) => [timed(a.broker, subject), timed(b.broker, subject)]));
-    for (const { status, ms } of answers) {
-      assert.strictEqual(status, 200);
-      assert.isBelow(ms, 1000, 'the store costs at most its timeout, never the request');
+    try {
+      const subjects = await Promise.all(Array.from({ length: 10 }, (_, i) => idp.userToken(`outage-user-${i}`)));
+      const timed = async (broker: typeof a.broker, subject: string) => {
+        const started = performance.now();
+        const response = await broker(asUser(subject));
+        return { status: response.status, ms: performance.now() - started };
+      };
+      const answers = await Promise.all([warm, ...subjects].flatMap((subject) => [timed(a.broker, subject), timed(b.broker, subject)]));
+      for (const { status, ms } of answers) {
+        assert.strictEqual(status, 200);
+        // The time is the behaviour: a request that waited on the store would wait until Redis is back,
+        // which is only after these answers. 22 requests with their IdP exchanges at once took over a
+        // second on the loaded 2-core CI machine; 5 s is 50 times the store's default timeout (100 ms).
+        assert.isBelow(ms, 5000, 'the store costs at most its timeout, never the request');
+      }
+      const events = [...a.events, ...b.events];
+      assert.isNotEmpty(events, 'the outage is reported');
+      for (const event of events) {
+        assert.deepStrictEqual(Object.keys(event).sort(), ['kind', 'operation', 'type'], 'an event carries no token');
+        assert.strictEqual(event.type, 'store-error');
+      }
+    } finally {
+      // Restarted whatever happened: the next tests use this Redis.
+      await redis.start();
     }
-    const events = [...a.events, ...b.events];
-    assert.isNotEmpty(events, 'the outage is reported');
-    for (const event of events) {
-      assert.deepStrictEqual(Object.keys(event).sort(), ['kind', 'operation', 'type'], 'an event carries no token');
-      assert.strictEqual(event.type, 'store-error');
-    }
-
-    await redis.start();
     const deadline = Date.now() + 10_000;
     while (!(a.client.isReady && b.client.isReady)) {
       if (Date.now() > deadline) throw new Error('the clients did not reconnect within 10 s');
@@ -211,7 +217,8 @@ describe('shared token store: brokers on several instances share one Redis', () 
 
   it('a lock request that answers after storeTimeoutMs still lands, and is released: the next instance reads the token instead of waiting on a lock nobody holds', async () => {
     const a = await instance({ storeTimeoutMs: 100 });
-    const b = await instance({ timeoutMs: 3000 });
+    // A lock left held would make B wait its whole timeoutMs (10 s) before exchanging itself.
+    const b = await instance({ timeoutMs: 10_000 });
     // Redis holds back writes (reads still answer) while A asks: A's lock (SET NX) lands only after A
     // gave up on it, served its user and wrote the token.
     await admin.sendCommand(['CLIENT', 'PAUSE', '400', 'WRITE']);
@@ -221,7 +228,7 @@ describe('shared token store: brokers on several instances share one Redis', () 
     await settledStore(1, 'a lock stayed in Redis beside the token');
     const started = performance.now();
     assert.strictEqual(await tokenOf(await b.broker(brokerRequest())), fromA, 'B reads what A stored');
-    assert.isBelow(performance.now() - started, 1000, 'B did not wait on a lock');
+    assert.isBelow(performance.now() - started, 5_000, 'B did not wait on a lock');
     assert.strictEqual(idp.tokenRequests - before, 1);
   });
 
@@ -266,8 +273,9 @@ describe('shared token store: brokers on several instances share one Redis', () 
     try {
       const started = performance.now();
       assert.strictEqual((await a.broker(asUser(subject))).status, 200);
-      // About one bound (100 ms) and the exchange; a timer a loaded machine runs late adds a bound or two.
-      assert.isBelow(performance.now() - started, 1_000, 'the read timed out after about 100 ms, then the exchange');
+      // About one bound (100 ms) and the exchange. The time is the behaviour: without the bound the answer
+      // would wait for the thaw; 5 s is a margin a loaded 2-core machine meets.
+      assert.isBelow(performance.now() - started, 5_000, 'the read timed out after about 100 ms, then the exchange');
       assert.deepInclude(a.events, { type: 'store-error', operation: 'get', kind: 'timeout' });
     } finally {
       redis.thaw();
@@ -507,7 +515,27 @@ describe('bioid-broker serve: a store that stops answering with its connection s
     const frozen = await startRedis();
     const lines: Record<string, unknown>[] = [];
     const settings = tokenStoreFromEnv({ BIOID_TOKEN_STORE_URL: `unix://${frozen.socket}`, BIOID_TOKEN_STORE_KEY: KEY })!;
-    const connected = await connectTokenStore(settings, (fields) => void lines.push(fields), undefined, limits);
+    // The client's GETs, counted where they reach node-redis: the store first computes each key's name
+    // (an HMAC on the thread pool), so a count of the store's calls would include ones not yet queued.
+    let sent = 0;
+    let waiting = 0;
+    const counted = async () => {
+      const redisModule = await import('redis');
+      return {
+        createClient(options: Parameters<typeof redisModule.createClient>[0]) {
+          const client = redisModule.createClient(options);
+          const get = client.get.bind(client);
+          return Object.assign(client, {
+            get: (key: string) => {
+              sent += 1;
+              waiting += 1;
+              return get(key).finally(() => void (waiting -= 1));
+            },
+          });
+        },
+      };
+    };
+    const connected = await connectTokenStore(settings, (fields) => void lines.push(fields), counted, limits);
     try {
       await until(() => connected.answered(), 5_000, 'the store did not answer within 5 s');
       await sleep(2 * limits.socketTimeoutMs);
@@ -515,25 +543,26 @@ describe('bioid-broker serve: a store that stops answering with its connection s
       await connected.store.set('kept', 'yes', 60_000);
 
       frozen.freeze();
-      let waiting = 0;
-      let most = 0;
+      let settled = 0;
       let answered = 0;
+      let most = 0;
+      const asked = 1_000;
       for (let round = 0; round < 10; round++) {
         for (let i = 0; i < 100; i++) {
-          waiting += 1;
           connected.store.get(`stalled-${round}-${i}`).then(
-            () => {
-              waiting -= 1;
-              answered += 1;
-            },
-            () => void (waiting -= 1),
+            () => void ((settled += 1), (answered += 1)),
+            () => void (settled += 1),
           );
         }
-        await sleep(50);
+        // Every GET of the round reached the client (queued, or refused at once): now count what waits.
+        // Until the socket timeout fails them all, nothing leaves the queue but refusals.
+        await until(() => sent === (round + 1) * 100, 10_000, `round ${round}: the GETs never reached the client`);
+        await new Promise((resolve) => setImmediate(resolve));
         most = Math.max(most, waiting);
       }
       assert.isAtMost(most, limits.maxQueued, 'commands waiting on the frozen store');
-      await until(() => waiting === 0, limits.socketTimeoutMs + 3_000, `${waiting} commands still wait on the frozen store`);
+      // The bound is the behaviour under test (socketTimeoutMs), with seconds to spare on a loaded machine.
+      await until(() => settled === asked, limits.socketTimeoutMs + 5_000, `${asked - settled} commands still wait on the frozen store`);
       assert.strictEqual(answered, 0, 'every one failed');
       assert.include(lines.map((line) => line.event).join(), 'store-connection-error');
 

@@ -1,42 +1,61 @@
 /**
  * One poller per browser (docs/core.md): the page-wide status watchers of the tabs of an origin elect one
  * leader per local service with a Web Lock; it polls and posts each status on a BroadcastChannel. Two
- * page-wide watchers in one page stand for two tabs here: each has a channel of its own and asks for the
- * same lock, as two tabs do. Real timers, short intervals; the counts leave room for a loaded machine.
+ * page-wide watchers in one page stand for two tabs here: each has a channel of its own, asks for the
+ * same lock, and fetches through a fetch of its own, so each tab's polls are counted apart. Real timers,
+ * short intervals: the tests wait for states (a status shown, a tab's next poll) and assert on counts, not
+ * on how many polls fit in a stretch of time, which a loaded machine changes. Spec 9.2's window is read
+ * against a fake Date.
  */
-import { expect, waitUntil } from '@open-wc/testing';
+import { expect } from '@open-wc/testing';
 import { StatusWatcher, type ReaderStatus } from '../../src/core/status-watch.js';
 import { fakeNetwork, hang, json } from '../support/fake-network.js';
+import { installFakeDate } from '../support/fake-clock.js';
+import { waitUntil } from '../support/wait.js';
 
 const INTERVAL = 200;
 const READY = { workstationId: 'ws-7', devices: [{ deviceId: 'dev-1', connected: true }] };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 let serial = 0;
 
+/** A tab: what its watcher showed, and when it asked /status itself (performance.now()). */
+interface Tab {
+  seen: ReaderStatus[];
+  polls: number[];
+}
+
 describe('one /status poller per browser', () => {
-  const realFetch = globalThis.fetch;
   let net: ReturnType<typeof fakeNetwork>;
   let local: string;
   let answer: unknown;
   const stops: (() => void)[] = [];
-  const polls = () => net.callsTo(`${local}/status`).length;
 
-  /** A tab's page-wide watcher of the local service, listening; its statuses land in `seen`. */
-  function tab(seen: ReaderStatus[] = [], timeoutMs = 1000): ReaderStatus[] {
-    stops.push(new StatusWatcher({ localServiceUrl: local, timeoutMs }, undefined, INTERVAL, true).watch((s) => seen.push(s)));
-    return seen;
+  /** A tab's page-wide watcher of the local service, listening, with a fetch of its own. */
+  function tab(timeoutMs = 1000, intervalMs = INTERVAL): Tab {
+    const opened: Tab = { seen: [], polls: [] };
+    const fetchImpl = (url: string, init?: RequestInit) => {
+      if (url === `${local}/status`) opened.polls.push(performance.now());
+      return net.fetch(url, init);
+    };
+    const watcher = new StatusWatcher({ localServiceUrl: local, timeoutMs, fetchImpl }, undefined, intervalMs, true);
+    stops.push(watcher.watch((status) => opened.seen.push(status)));
+    return opened;
   }
+  const shows = (t: Tab, state: string) => waitUntil(() => t.seen.some((s) => s.state === state), `the tab never showed ${state}`);
+  /** Until `t` has asked /status `more` times after `since` of its polls. */
+  const pollsMore = (t: Tab, more: number, since = t.polls.length) =>
+    waitUntil(() => t.polls.length >= since + more, `the tab polled ${t.polls.length - since} of ${more} more times`);
+  /** The gaps between a tab's polls from its `from`th: none shorter than the interval (a timer never fires early). */
+  const gapsFrom = (t: Tab, from: number) => t.polls.slice(from + 1).map((at, i) => at - t.polls[from + i]!);
 
   beforeEach(() => {
     // A local service URL of its own per test: a lock left by one test never holds up the next.
     local = `http://127.0.0.1:${19000 + ++serial}`;
     answer = READY;
     net = fakeNetwork().on('GET', `${local}/status`, () => json(answer));
-    globalThis.fetch = net.fetch as typeof fetch;
   });
   afterEach(() => {
     for (const stop of stops.splice(0)) stop();
-    globalThis.fetch = realFetch;
   });
 
   it('a second tab asks once as it opens, then shows what the leader polls and polls nothing itself', async () => {
@@ -47,17 +66,19 @@ describe('one /status poller per browser', () => {
       post.call(this, message);
     };
     try {
-      tab();
-      await sleep(3 * INTERVAL);
+      const leader = tab();
+      await shows(leader, 'ready');
       const second = tab();
-      await waitUntil(() => second.some((s) => s.state === 'ready'), 'the second tab never showed ready');
-      await sleep(INTERVAL); // its own first poll is done; it follows from here on
-      const before = polls();
-      await sleep(10 * INTERVAL);
-      // Two pollers would make about 20 requests here.
-      expect(polls() - before).to.be.within(6, 12);
+      await shows(second, 'ready');
+      await pollsMore(second, 1, 0);
+      // The leader polls on; the second tab shows its statuses and asks nothing more.
+      const leaderPolls = leader.polls.length;
+      await pollsMore(leader, 5);
+      expect(second.polls, 'the second tab polled after its first ask').to.have.length(1);
+      expect(leader.polls.length - leaderPolls).to.be.at.least(5);
       answer = { workstationId: 'ws-7', devices: [] };
-      await waitUntil(() => second.some((s) => s.state === 'no-device'), 'the follower never saw the change');
+      await shows(second, 'no-device');
+      expect(second.polls).to.have.length(1);
     } finally {
       BroadcastChannel.prototype.postMessage = post;
     }
@@ -70,74 +91,91 @@ describe('one /status poller per browser', () => {
   });
 
   it("spec 9.2: a tab that joins trusts the leader's last status for one and a half intervals from when the leader heard it, not from its joining", async () => {
-    // Long enough that a loaded machine's timers keep each check on its side of one and a half intervals.
-    const interval = 2000;
-    // The leader hears the reader once; its next polls hang (they would time out only after 10 s).
-    net.on('GET', `${local}/status`, (call, i) => (i === 0 ? json(READY) : hang(call, i)));
-    const watcher = (seen: ReaderStatus[]) => {
-      const w = new StatusWatcher({ localServiceUrl: local, timeoutMs: 10_000 }, undefined, interval, true);
-      stops.push(w.watch((s) => seen.push(s)));
-      return w;
-    };
-    const first: ReaderStatus[] = [];
-    watcher(first);
-    await waitUntil(() => first.some((s) => s.state === 'ready'), 'the leader never heard the reader');
-    const heard = performance.now();
-    await sleep(1.2 * interval);
-    const seen: ReaderStatus[] = [];
-    const joined = watcher(seen);
-    await waitUntil(() => seen.some((s) => s.state === 'ready'), "the joining tab never got the leader's status");
-    expect(joined.knownTarget(), 'heard 1.2 intervals ago: still trusted').to.deep.equal({ workstationId: 'ws-7', deviceId: 'dev-1' });
-    await sleep(heard + 1.6 * interval - performance.now());
-    expect(performance.now() - heard, 'the test ran late').to.be.below(2.5 * interval);
-    expect(joined.knownTarget(), 'heard 1.6 intervals ago: the reader would ask /status itself').to.equal(undefined);
+    // Date only is fake (the window is read with Date.now()): the clock moves when the test says, however
+    // late a loaded machine runs the test.
+    const clock = installFakeDate();
+    try {
+      // The leader hears the reader once; its next polls hang (they would time out only after 10 s).
+      net.on('GET', `${local}/status`, (call, i) => (i === 0 ? json(READY) : hang(call, i)));
+      const leader = tab(10_000);
+      await shows(leader, 'ready');
+      clock.tick(1.2 * INTERVAL);
+      const joined = new StatusWatcher({ localServiceUrl: local, timeoutMs: 10_000, fetchImpl: net.fetch }, undefined, INTERVAL, true);
+      const seen: ReaderStatus[] = [];
+      stops.push(joined.watch((status) => seen.push(status)));
+      await waitUntil(() => seen.some((s) => s.state === 'ready'), "the joining tab never got the leader's status");
+      expect(joined.knownTarget(), 'heard 1.2 intervals ago: still trusted').to.deep.equal({ workstationId: 'ws-7', deviceId: 'dev-1' });
+      clock.tick(0.4 * INTERVAL);
+      expect(joined.knownTarget(), 'heard 1.6 intervals ago: the reader would ask /status itself').to.equal(undefined);
+    } finally {
+      clock.uninstall();
+    }
   });
 
   it('when the leader closes, the next tab polls within one poll interval', async () => {
-    tab();
-    await sleep(2 * INTERVAL);
-    const second = tab();
-    await sleep(3 * INTERVAL);
+    // A longer interval here: the time is the behaviour, and a loaded machine takes over well within a
+    // second; a tab that waited to find the leader silent would take its next poll, a timeout and an
+    // interval (over three seconds).
+    const interval = 1000;
+    tab(1000, interval);
+    const second = tab(1000, interval);
+    await shows(second, 'ready');
+    await pollsMore(second, 1, 0);
+    const before = second.polls.length;
     stops.shift()!(); // the leader's tab closes: its lock is released
-    const closed = polls();
     const at = performance.now();
-    await waitUntil(() => polls() > closed, 'nobody took over', { interval: 5, timeout: 2000 });
-    expect(performance.now() - at).to.be.below(INTERVAL);
-    await sleep(5 * INTERVAL);
-    expect(polls() - closed).to.be.within(3, 7);
-    expect(second.at(-1)!.state).to.equal('ready');
+    await pollsMore(second, 1, before);
+    expect(second.polls[before]! - at).to.be.below(interval);
+    // It polls on, at the interval.
+    await pollsMore(second, 2, before + 1);
+    for (const gap of gapsFrom(second, before)) expect(gap).to.be.at.least(0.9 * interval);
+    expect(second.seen.at(-1)!.state).to.equal('ready');
   });
 
   it('a leader that stops posting while it keeps its lock (a hung tab) is replaced', async () => {
     let release!: () => void;
     const name = `bioid-status ${local}`;
     // "A tab" that holds the lock, posts one status, and then hangs.
-    navigator.locks.request(name, () => new Promise<void>((resolve) => (release = resolve))).catch(() => {}); // stolen, as it should be
-    await sleep(50);
-    const seen = tab([], 200);
-    await sleep(20);
+    let held!: () => void;
+    const holding = new Promise<void>((resolve) => (held = resolve));
+    navigator.locks
+      .request(name, () => {
+        held();
+        return new Promise<void>((resolve) => (release = resolve));
+      })
+      .catch(() => {}); // stolen, as it should be
+    await holding;
+    const follower = tab(200);
+    // It asks once as it opens, then follows the lock's holder.
+    await pollsMore(follower, 1, 0);
     const hung = new BroadcastChannel(name);
-    hung.postMessage({ status: { state: 'no-device', pinned: false, workstationId: 'ws-7', devices: [] }, next: INTERVAL });
+    // Its next poll is announced far off, so the follower believes it alive for seconds, however slow the machine.
+    hung.postMessage({ status: { state: 'no-device', pinned: false, workstationId: 'ws-7', devices: [] }, next: 10 * INTERVAL });
     hung.close();
-    await waitUntil(() => seen.some((s) => s.state === 'no-device'), 'the leader was not heard');
-    const heard = polls();
+    await shows(follower, 'no-device');
+    const heard = follower.polls.length;
     await sleep(INTERVAL);
-    expect(polls(), 'nothing polled while the leader is believed alive').to.equal(heard);
-    // Silent for its next poll, a request's timeout and one interval (200 + 200 + 200 ms): taken over.
-    await waitUntil(() => polls() >= heard + 2, 'the silent leader was never replaced', { timeout: 3000 });
-    expect(seen.at(-1)!.state).to.equal('ready');
+    expect(follower.polls.length, 'nothing polled while the leader is believed alive').to.equal(heard);
+    // Silent for its next poll, a request's timeout and one interval: taken over.
+    await pollsMore(follower, 2, heard);
+    expect(follower.seen.at(-1)!.state).to.equal('ready');
     release();
   });
 
-  it('a lock held by a tab that never posts does not keep this tab from polling', async () => {
+  it('a lock held by a tab that never posts does not keep this tab from polling, at the interval', async () => {
     let release!: () => void;
-    navigator.locks.request(`bioid-status ${local}`, () => new Promise<void>((resolve) => (release = resolve))).catch(() => {});
-    await sleep(50);
-    tab();
-    await sleep(50);
-    const before = polls();
-    await sleep(5 * INTERVAL);
-    expect(polls() - before).to.be.within(3, 7);
+    let held!: () => void;
+    const holding = new Promise<void>((resolve) => (held = resolve));
+    navigator.locks
+      .request(`bioid-status ${local}`, () => {
+        held();
+        return new Promise<void>((resolve) => (release = resolve));
+      })
+      .catch(() => {});
+    await holding;
+    const alone = tab();
+    await pollsMore(alone, 4, 0);
+    for (const gap of gapsFrom(alone, 1)) expect(gap).to.be.at.least(0.9 * INTERVAL);
     release();
   });
 
@@ -149,11 +187,10 @@ describe('one /status poller per browser', () => {
       return Promise.reject(new DOMException('The request is denied.', 'SecurityError'));
     } as typeof request;
     try {
-      const seen = tab();
-      await waitUntil(() => seen.some((s) => s.state === 'ready'), 'no status without a lock');
-      const before = polls();
-      await sleep(5 * INTERVAL);
-      expect(polls() - before).to.be.within(3, 7);
+      const alone = tab();
+      await shows(alone, 'ready');
+      await pollsMore(alone, 4, 0);
+      for (const gap of gapsFrom(alone, 1)) expect(gap).to.be.at.least(0.9 * INTERVAL);
       expect(asked, 'asked for the lock again after a refusal').to.equal(1);
     } finally {
       LockManager.prototype.request = request;
@@ -163,22 +200,20 @@ describe('one /status poller per browser', () => {
   it('a local service URL longer than a lock name may be (1,024 characters in WebKit) still gets its status, polled at the interval', async () => {
     local = `${local}/${'x'.repeat(1100)}`;
     net.on('GET', `${local}/status`, () => json(answer));
-    const seen = tab();
-    await waitUntil(() => seen.some((s) => s.state === 'ready'), 'no status for a long URL');
-    const before = polls();
-    await sleep(5 * INTERVAL);
-    expect(polls() - before).to.be.within(3, 7);
+    const alone = tab();
+    await shows(alone, 'ready');
+    await pollsMore(alone, 4, 0);
+    for (const gap of gapsFrom(alone, 1)) expect(gap).to.be.at.least(0.9 * INTERVAL);
   });
 
   it('without Web Locks each tab polls on its own, as before', async () => {
     Object.defineProperty(navigator, 'locks', { value: undefined, configurable: true });
     try {
-      tab();
-      tab();
-      await sleep(50);
-      const before = polls();
-      await sleep(10 * INTERVAL);
-      expect(polls() - before).to.be.within(13, 22);
+      const first = tab();
+      const second = tab();
+      await pollsMore(first, 4, 0);
+      await pollsMore(second, 4, 0);
+      for (const t of [first, second]) for (const gap of gapsFrom(t, 1)) expect(gap).to.be.at.least(0.9 * INTERVAL);
     } finally {
       delete (navigator as { locks?: unknown }).locks;
     }

@@ -1,9 +1,11 @@
 /**
  * Spec 8: timeoutMs bounds each network call of an instance, whatever its fetchImpl does with
- * init.signal, and whatever its token source does (docs/core.md, "Timeouts"). Real timers, 300 ms.
+ * init.signal, and whatever its token source does (docs/core.md, "Timeouts"). On fake timers: each call is
+ * still pending a millisecond before its bound and has failed at it, whatever the machine's load.
  */
 import { assert } from 'chai';
 import { rejectsWith } from '../support/expect-error.js';
+import { installFakeClock, type FakeClock } from '../support/fake-clock.js';
 import { BioID, brokerTokenSource, clearBrokerTokens, createFingerprintReader } from '../../src/index.js';
 import { json } from '../support/fake-network.js';
 import { LOCAL, MW, STATUS, standardNetwork } from '../support/sdk-fixtures.js';
@@ -16,12 +18,30 @@ const inBrowser = typeof window === 'object' && typeof document === 'object';
 const deaf = (answer: (url: string) => Promise<Response>) => (url: string) => answer(url);
 const never = () => new Promise<Response>(() => {});
 
-/** Settles with how long `promise` took to reject, or fails if it resolved or took over 2 s. */
-async function rejectionTime(promise: Promise<unknown>, expected: Record<string, unknown>): Promise<number> {
-  const started = Date.now();
-  const limit = new Promise((_, reject) => setTimeout(() => reject(new Error('still pending after 2 s')), 2000));
-  await rejectsWith(Promise.race([promise, limit]) as Promise<unknown>, expected);
-  return Date.now() - started;
+let clock: FakeClock;
+
+/** Moves the clock to `ms`: each promise is still pending at `ms - 1`, and has rejected with its `expected` at `ms`. */
+async function rejectAt(ms: number, ...calls: [Promise<unknown>, Record<string, unknown>][]): Promise<void> {
+  const settled = calls.map(() => false);
+  calls.forEach(([promise], i) =>
+    promise.then(
+      () => (settled[i] = true),
+      () => (settled[i] = true),
+    ),
+  );
+  await clock.tickAsync(ms - 1);
+  assert.deepStrictEqual(
+    settled,
+    calls.map(() => false),
+    `settled before ${ms} ms`,
+  );
+  await clock.tickAsync(1);
+  assert.deepStrictEqual(
+    settled,
+    calls.map(() => true),
+    `still pending at ${ms} ms`,
+  );
+  for (const [promise, expected] of calls) await rejectsWith(promise, expected);
 }
 
 /** A body that never delivers a byte, and records whether it was cancelled. */
@@ -36,6 +56,9 @@ function silentBody() {
 }
 
 describe('timeoutMs bounds every call, whatever the fetch does (spec 8)', () => {
+  beforeEach(() => (clock = installFakeClock()));
+  afterEach(() => clock.uninstall());
+
   it('spec 8: a fetchImpl that ignores init.signal is still cut off after timeoutMs (middleware, /status, IdP)', async () => {
     const reader = createFingerprintReader({ ...PIN, middlewareUrl: MW, getToken: 'tok', fetchImpl: deaf(never), timeoutMs: 300 });
     const unpinned = createFingerprintReader({ middlewareUrl: MW, getToken: 'tok', fetchImpl: deaf(never), timeoutMs: 300 });
@@ -61,12 +84,12 @@ describe('timeoutMs bounds every call, whatever the fetch does (spec 8)', () => 
     } finally {
       if (!inBrowser) for (const name of ['window', 'document']) delete g[name];
     }
-    const times = await Promise.all([
-      rejectionTime(reader.verify({ subjectId: 'alice' }), { code: 'timeout', message: /the middleware.*within 300 ms/i }),
-      rejectionTime(unpinned.target(), { message: /within 300 ms/ }),
-      rejectionTime(bio.reader.search(), { code: 'timeout', message: /identity provider.*within 300 ms/i }),
-    ]);
-    for (const ms of times) assert.isBelow(ms, 1500);
+    await rejectAt(
+      300,
+      [reader.verify({ subjectId: 'alice' }), { code: 'timeout', message: /the middleware.*within 300 ms/i }],
+      [unpinned.target(), { message: /within 300 ms/ }],
+      [bio.reader.search(), { code: 'timeout', message: /identity provider.*within 300 ms/i }],
+    );
   });
 
   it('spec 8: a body that never ends is cut off after timeoutMs and cancelled, though the fetch ignores init.signal', async () => {
@@ -78,7 +101,7 @@ describe('timeoutMs bounds every call, whatever the fetch does (spec 8)', () => 
       fetchImpl: deaf(async () => response()),
       timeoutMs: 300,
     });
-    await rejectionTime(reader.search(), { code: 'timeout' });
+    await rejectAt(300, [reader.search(), { code: 'timeout' }]);
     assert.isTrue(state.cancelled, 'the body is cancelled');
   });
 
@@ -87,9 +110,9 @@ describe('timeoutMs bounds every call, whatever the fetch does (spec 8)', () => 
     let arrived = false;
     const late = () => new Promise<Response>((resolve) => setTimeout(() => resolve(response()), 500)).finally(() => (arrived = true));
     const reader = createFingerprintReader({ ...PIN, middlewareUrl: MW, getToken: 'tok', fetchImpl: deaf(late), timeoutMs: 300 });
-    await rejectionTime(reader.search(), { code: 'timeout' });
+    await rejectAt(300, [reader.search(), { code: 'timeout' }]);
     assert.isFalse(arrived);
-    await new Promise((r) => setTimeout(r, 400));
+    await clock.tickAsync(400);
     assert.isTrue(arrived && state.cancelled, 'the late body is cancelled when it arrives');
   });
 
@@ -100,7 +123,7 @@ describe('timeoutMs bounds every call, whatever the fetch does (spec 8)', () => 
       return url.startsWith(LOCAL) ? Promise.resolve(json(STATUS)) : never();
     };
     const reader = createFingerprintReader({ middlewareUrl: MW, getToken: 'tok', fetchImpl, timeoutMs: 300 });
-    await rejectionTime(reader.search(), { code: 'timeout' });
+    await rejectAt(300, [reader.search(), { code: 'timeout' }]);
     assert.isTrue(signal?.aborted);
   });
 
@@ -129,8 +152,7 @@ describe('timeoutMs bounds every call, whatever the fetch does (spec 8)', () => 
         timeoutMs: 300,
         getToken: brokerTokenSource(BROKER),
       });
-      const ms = await rejectionTime(reader.search(), { code: 'timeout', message: /within 300 ms/ });
-      assert.isBelow(ms, 1500);
+      await rejectAt(300, [reader.search(), { code: 'timeout', message: /within 300 ms/ }]);
     });
 
     it("spec 8: a BioID instance's timeoutMs bounds its wait for a token from brokerTokenSource(url)", async () => {
@@ -141,8 +163,7 @@ describe('timeoutMs bounds every call, whatever the fetch does (spec 8)', () => 
         timeoutMs: 300,
         auth: { type: 'tokenProvider', getToken: brokerTokenSource(BROKER) },
       });
-      const ms = await rejectionTime(bio.reader.search(), { code: 'timeout', message: /within 300 ms/ });
-      assert.isBelow(ms, 1500);
+      await rejectAt(300, [bio.reader.search(), { code: 'timeout', message: /within 300 ms/ }]);
     });
 
     it('spec 8: a source given its own timeoutMs (brokerTokenSource(url, { timeoutMs })) keeps it', async () => {
@@ -153,8 +174,7 @@ describe('timeoutMs bounds every call, whatever the fetch does (spec 8)', () => 
         timeoutMs: 300,
         getToken: brokerTokenSource(BROKER, { timeoutMs: 700 }),
       });
-      const ms = await rejectionTime(reader.search(), { message: /within 700 ms/ });
-      assert.isAtLeast(ms, 650);
+      await rejectAt(700, [reader.search(), { message: /within 700 ms/ }]);
     });
   });
 

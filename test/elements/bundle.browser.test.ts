@@ -2,7 +2,8 @@
  * The built script-tag bundle (run `npm run build` first; `npm test` does): loaded as a classic
  * <script src> (no type=module, no import map) into this page, which imports no element module itself.
  */
-import { expect, waitUntil } from '@open-wc/testing';
+import { expect } from '@open-wc/testing';
+import { waitUntil } from '../support/wait.js';
 import { version } from '../../src/version.js';
 import { fakeNetwork, json } from '../support/fake-network.js';
 

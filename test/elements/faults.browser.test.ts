@@ -11,7 +11,8 @@
  * refresh and one retry …", "a second 401 after the refresh is final …"); a pinned 503 offline and the
  * removal rejection in errors.browser.test.ts.
  */
-import { expect, fixture, oneEvent, waitUntil } from '@open-wc/testing';
+import { expect, fixture, oneEvent } from '@open-wc/testing';
+import { waitUntil } from '../support/wait.js';
 import '../../src/elements/index.js';
 import type { BioEnroll, BioReaderStatus, BioSearch, BioVerify } from '../../src/elements/index.js';
 import type { BioErrorDetail } from '../../src/elements/events.js';

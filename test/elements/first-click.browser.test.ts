@@ -5,7 +5,8 @@
  * a minute after the last sign. The broker is still called once per token life, and never on a page whose
  * elements nobody approaches; nothing polls /status on a page nobody approaches either.
  */
-import { expect, fixture, waitUntil } from '@open-wc/testing';
+import { expect, fixture } from '@open-wc/testing';
+import { waitUntil } from '../support/wait.js';
 import '../../src/elements/index.js';
 import type { BioVerify } from '../../src/elements/index.js';
 import { watchReaderStatus } from '../../src/index.js';

@@ -192,7 +192,10 @@ function assertSafe(el: HTMLElement, outcome: Outcome, events: unknown[]): void 
   expect(uncaught, 'uncaught').to.deep.equal([]);
 }
 
-describe('fuzzing element attributes (fast-check, Chromium)', () => {
+describe('fuzzing element attributes (fast-check, Chromium)', function () {
+  // A fixed amount of work (200 cases a test): over 10 s in WebKit beside the other two engines on a busy
+  // 2-core machine. A bound for a hang, not a pace.
+  this.timeout(60_000);
   afterEach(restoreNetwork);
   for (const tag of ['bio-enroll', 'bio-verify', 'bio-search', 'bio-enrolled', 'bio-reader-status']) {
     it(`fuzz: random attribute values on <${tag}> → a result or a bio-error with a known code, never an uncaught error or a token in the page`, async () => {
@@ -266,7 +269,9 @@ const reply = fc.oneof(
 /** Which endpoints answer with a fuzzed reply in a case (the others work). */
 const ENDPOINTS = ['broker', 'status', 'operation'] as const;
 
-describe('fuzzing response bodies through the elements (fast-check, Chromium)', () => {
+describe('fuzzing response bodies through the elements (fast-check, Chromium)', function () {
+  // As above: 200 cases a test, a bound for a hang, not a pace.
+  this.timeout(60_000);
   afterEach(restoreNetwork);
   const operations: [string, string, string][] = [
     ['bio-verify', 'POST', `${MIDDLEWARE}/orchestrator/verify`],
@@ -342,7 +347,9 @@ const pageDefaults = fc.dictionary(
   { maxKeys: 6 },
 );
 
-describe('fuzzing page defaults (window.BioIDElementsConfig, configureElements)', () => {
+describe('fuzzing page defaults (window.BioIDElementsConfig, configureElements)', function () {
+  // 300 cases: a bound for a hang, not a pace.
+  this.timeout(60_000);
   afterEach(() => {
     delete (globalThis as { BioIDElementsConfig?: unknown }).BioIDElementsConfig;
     restoreNetwork();
@@ -485,7 +492,9 @@ describe('hostile JSON found by fuzzing (regressions)', () => {
   }
 });
 
-describe('fuzzing <bio-diagnostics> (fast-check, Chromium)', () => {
+describe('fuzzing <bio-diagnostics> (fast-check, Chromium)', function () {
+  // 100 cases: a bound for a hang, not a pace.
+  this.timeout(60_000);
   afterEach(restoreNetwork);
   it('fuzz: random attributes and random broker, local service and middleware answers → every row gets a status word, the report and the page never hold the token, markup stays inert', async () => {
     const WORDS = ['ok', 'blocked', 'unreachable', 'refused'];

@@ -1,4 +1,5 @@
-import { expect, fixture, waitUntil } from '@open-wc/testing';
+import { expect, fixture } from '@open-wc/testing';
+import { waitUntil } from '../support/wait.js';
 import '../../src/elements/index.js';
 import type { BioDiagnostics, BioVerify } from '../../src/elements/index.js';
 import { translations } from '../../src/elements/localize.js';

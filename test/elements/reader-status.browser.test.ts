@@ -1,4 +1,5 @@
-import { expect, fixture, oneEvent, waitUntil } from '@open-wc/testing';
+import { expect, fixture, oneEvent } from '@open-wc/testing';
+import { waitUntil } from '../support/wait.js';
 import '../../src/elements/index.js';
 import { configureElements, type BioReaderStatus } from '../../src/elements/index.js';
 import type { BioErrorDetail, BioStatusDetail } from '../../src/elements/events.js';

@@ -6,7 +6,8 @@
  * (same), a slow site (slow), a CDN on another origin with Access-Control-Allow-Origin: * (cdn) or a site
  * without the file (missing) serves it. Needs `npm run build` first (npm test builds).
  */
-import { expect, waitUntil } from '@open-wc/testing';
+import { expect } from '@open-wc/testing';
+import { waitUntil } from '../support/wait.js';
 
 interface Seen {
   violations: string[];
@@ -22,11 +23,19 @@ async function page(way: string, csp: string): Promise<PageWindow> {
   const frame = document.createElement('iframe');
   frames.push(frame);
   frame.src = `/__test/parts/page?way=${way}&csp=${csp}`;
-  document.body.append(frame);
-  // Not the frame's load event: a browser may hold it back until the file the element loads has come.
-  await waitUntil(() => frame.contentDocument?.querySelector('bio-diagnostics')?.shadowRoot, `${way}/${csp}: the script defined no tag`, {
-    interval: 10,
+  // Not the frame's load event: a browser may hold it back until the file the element loads has come. The
+  // page's own script says when the document is parsed, whatever the engine's speed.
+  const parsed = new Promise<void>((resolve) => {
+    const heard = (event: MessageEvent) => {
+      if (event.source !== frame.contentWindow || event.data !== 'script-parts-page: parsed') return;
+      window.removeEventListener('message', heard);
+      resolve();
+    };
+    window.addEventListener('message', heard);
   });
+  document.body.append(frame);
+  await parsed;
+  expect(frame.contentDocument!.querySelector('bio-diagnostics')!.shadowRoot, `${way}/${csp}: the script defined no tag`).to.exist;
   return frame.contentWindow as PageWindow;
 }
 
