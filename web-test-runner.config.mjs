@@ -37,6 +37,9 @@ export default {
   // after 8 s, naming it), and three engines at once on a busy 2-core machine take seconds where an idle
   // one takes milliseconds.
   testFramework: { config: { timeout: 30000 } },
+  // The same for a whole file (web-test-runner's default is 120 s): the fuzz file's 1,000 cases took longer in
+  // WebKit on a busy machine.
+  testsFinishTimeout: 600_000,
   browsers: selectedEngines().map(engineLauncher),
   middleware: [
     function testRoutes(ctx, next) {
