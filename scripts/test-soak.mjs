@@ -29,7 +29,6 @@ if (!Number.isInteger(runs) || runs < 1) {
 
 /** The failing tests a run's output names: mocha's numbered failures and web-test-runner's ❌ lines. */
 function failuresIn(output) {
-  // eslint-disable-next-line no-control-regex
   const lines = output.replace(/\x1b\[[0-9;]*m/g, '').split('\n');
   const found = [];
   let file = '';
