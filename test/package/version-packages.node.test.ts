@@ -17,7 +17,8 @@ import { unaskedMajors, versionPackages } from '../../scripts/version-packages.m
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 describe('npm run version-packages: no 1.0.0 that nobody asked for', function () {
-  this.timeout(30_000);
+  // Several processes of changesets and npm: a bound for a hang, not a pace (over 30 s on a busy machine).
+  this.timeout(120_000);
   let root: string;
 
   /** A repository whose packages are all at 0.1.0 (the simulator's peer range and the broker's range ^0.1.0), with these changesets. */
