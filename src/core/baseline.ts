@@ -8,10 +8,10 @@
 import { BioIDError } from './errors.js';
 
 /**
- * `AbortSignal.any(signals)` (Chrome 116, Firefox 124, Safari 17.4): a signal that aborts when the first of
- * `signals` does, with its reason. The fallback forwards their abort events to a controller of its own. Its
- * listeners go when that controller aborts; until then they stay on their signals, which only an old
- * browser sees (Node has AbortSignal.any), and the elements close their reader after each operation.
+ * `AbortSignal.any(signals)` (since Chrome 116, Firefox 124, Safari 17.4): a signal that aborts when the
+ * first of `signals` does, with its reason. The fallback forwards their abort events to a controller of its
+ * own. Its listeners go when that controller aborts; until then they stay on their signals, which only an
+ * old browser sees (Node has AbortSignal.any), and the elements close their reader after each operation.
  */
 export function anySignal(signals: AbortSignal[]): AbortSignal {
   if (AbortSignal.any) return AbortSignal.any(signals);
@@ -26,8 +26,8 @@ export function anySignal(signals: AbortSignal[]): AbortSignal {
 /**
  * Throws `browser-too-old` where the browser lacks what the SDK needs and has no fallback for. Engines that
  * cannot parse the script (class static blocks: before Chrome 94, Firefox 93, Safari 16.4) never get here;
- * of those that can, the oldest lack the reason an abort carries (Chrome 98, Firefox 97), with which a
- * closed reader or a removed element ends its operation.
+ * of those that can, the oldest lack the reason an abort carries (since Chrome 98, Firefox 97), with which
+ * a closed reader or a removed element ends its operation.
  */
 export function requireBaseline(): void {
   if (!('reason' in AbortSignal.prototype)) {

@@ -78,8 +78,8 @@ export const baseStyles = css`
     inline-size: 100%;
     accent-color: var(--_accent);
   }
-  /* Room for two lines of status and one of progress, score or detail is kept in every state, so the element keeps its height. */
-  /* The lh unit (Firefox 120) after about as much in em, which an engine without it keeps. */
+  /* Room for two lines of status and one of progress, score or detail is kept in every state, so the element keeps its height;
+     the em before each lh is about as much, for engines without the lh unit (before Firefox 120). */
   .status {
     margin: 0;
     min-block-size: 2.4em;
@@ -136,9 +136,10 @@ export const baseStyles = css`
   .config {
     border-color: var(--_error);
   }
-  /* Engines without light-dark() (Chrome 123, Firefox 120, Safari 17.5) would drop every colour above, the
-     card then transparent in the page's text colour: there the palette's halves are plain colours, picked
-     as the color-scheme rules above pick them (the theme attribute, else the system's preference). */
+  /* Engines without light-dark() (before Chrome 123, Firefox 120, Safari 17.5) would drop every colour
+     above, the card then transparent in the page's text colour: there the palette's halves are plain
+     colours, picked as the color-scheme rules above pick them (the theme attribute, else the system's
+     preference). */
   @supports not (color: light-dark(#000, #fff)) {
     :host {
       --_surface: var(--bio-surface, #fff);
