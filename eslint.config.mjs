@@ -2,14 +2,18 @@
 // JavaScript and TypeScript everywhere, the type-aware ones where the shipped code lives, and the Lit and
 // web-component rules on the elements. docs/development.md says why each choice.
 import js from '@eslint/js';
+import compat from 'eslint-plugin-compat';
 import lit from 'eslint-plugin-lit';
 import wc from 'eslint-plugin-wc';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+import baseline from './scripts/eslint-baseline.mjs';
 
 // The SDK and the sidecar get the type-aware rules; the simulator, a development tool built on Express
 // (whose request bodies are `any` by design), the recommended ones.
 const SHIPPED = ['src/**/*.ts', 'broker/src/**/*.ts'];
+// What runs in a browser: everything in src/ but the token broker, which runs on the server.
+const BROWSER = { files: ['src/**/*.ts'], ignores: ['src/broker/**'] };
 
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', '.cache/**', 'coverage/**', 'custom-elements.json', 'test/frameworks/*/**'] },
@@ -43,4 +47,9 @@ export default tseslint.config(
   // Declaration files describe a module's shapes: a name declared only to be referenced as a type is their point.
   { files: ['**/*.d.ts'], rules: { '@typescript-eslint/no-unused-vars': 'off' } },
   { files: ['src/elements/**/*.ts'], ...wc.configs['flat/recommended'] },
+  // The browser baseline (package.json `browserslist`, docs/elements.md "Browsers"): eslint-plugin-compat on
+  // the web APIs its data knows, the ES built-ins too, and the baseline's own rules (scripts/eslint-baseline.mjs)
+  // on what that data predates and on the styles' CSS.
+  { ...BROWSER, ...compat.configs['flat/recommended'], settings: { lintAllEsApis: true } },
+  { ...BROWSER, plugins: { baseline }, rules: { 'baseline/api': 'error', 'baseline/css': 'error' } },
 );

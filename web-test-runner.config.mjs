@@ -77,6 +77,16 @@ export default {
         ctx.path = `/dist/${file}`;
         return way === 'slow' && diagnostics ? new Promise((resolve) => setTimeout(resolve, 300)).then(next) : next();
       }
+      // A browser as old as the baseline lets it be (test/elements/old-browsers.browser.test.ts): the page script
+      // test/elements/old-browser-page.js takes away what is newer, then the script loads.
+      if (ctx.path === '/__test/old-browser') {
+        ctx.type = 'html';
+        ctx.body = `<!doctype html><html lang="en"><head><meta charset="utf-8">
+<script src="/test/elements/old-browser-page.js"></script>
+<script src="/dist/bioid-elements.js"></script>
+</head><body></body></html>`;
+        return undefined;
+      }
       // A page of the script under a Content-Security-Policy header, as docs/cms.md shows it.
       if (ctx.path === '/__test/parts/page') {
         const way = ctx.query.way ?? 'same';

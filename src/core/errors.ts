@@ -9,6 +9,8 @@ export const WORKSTATION_OFFLINE_TEXT = 'Target workstation is not currently liv
 export type BioIDErrorCode =
   /** Invalid configuration or argument; the message names the field. */
   | 'config'
+  /** The browser lacks a feature the SDK needs and has no fallback for (below the browser baseline); the message names it. */
+  | 'browser-too-old'
   /** No token could be obtained: `getToken` threw or returned garbage, or the IdP exchange failed. */
   | 'auth'
   /** The token broker answered 401/403, redirected (to a login page) or sent an HTML page: sign in again. */

@@ -5,6 +5,7 @@
  * `bio.reader`, `createFingerprintReader` and the elements all run this one class.
  */
 import { getTokenSource, isTokenSource } from './auth.js';
+import { anySignal, requireBaseline } from './baseline.js';
 import type { TokenSource } from './token-source.js';
 import {
   DEFAULT_READER_SERVICE_URL,
@@ -236,6 +237,7 @@ class FingerprintReaderImpl implements FingerprintReader {
 
   /** The signal of the caller's options (if any) combined with the reader's own lifetime (close() aborts everything). */
   #signalFor(options: unknown): AbortSignal {
+    requireBaseline();
     const callerSignal = own(options, 'signal');
     if (this.#lifetime.signal.aborted) {
       throw new BioIDError('aborted', 'This reader was closed; create a new one.');
@@ -245,7 +247,7 @@ class FingerprintReaderImpl implements FingerprintReader {
     }
     // A signal of its own per operation, even without a caller's: listeners of one operation then never
     // pile up on the reader's long-lived signal (no MaxListenersExceededWarning with many at once).
-    return AbortSignal.any(callerSignal ? [this.#lifetime.signal, callerSignal] : [this.#lifetime.signal]);
+    return anySignal(callerSignal ? [this.#lifetime.signal, callerSignal] : [this.#lifetime.signal]);
   }
 }
 

@@ -5,9 +5,10 @@
  *
  * One palette, light and dark in each colour (`light-dark()`): the element's `color-scheme` picks the
  * half, the system's preference by default (`light dark`), or the `theme` attribute. Each colour is its
- * documented `--bio-*` property when the page sets one (the `--_*` names hold those used more than once).
- * Every text colour has at least 4.5:1 against the surface in both halves (WCAG AA;
- * test/elements/theme.browser.test.ts computes the ratios from the rendered colours).
+ * documented `--bio-*` property when the page sets one; the `--_*` names hold the palette, so that the
+ * fallback at the end sets it in one place. Every text colour has at least 4.5:1 against the surface in
+ * both halves (WCAG AA; test/elements/theme.browser.test.ts computes the ratios from the rendered colours,
+ * with and without `light-dark()`).
  */
 import { css } from 'lit';
 
@@ -18,13 +19,16 @@ export const baseStyles = css`
     --_accent: var(--bio-accent, light-dark(#0b57d0, #a8c7fa));
     --_success: var(--bio-success-color, light-dark(#146c2e, #6dd58c));
     --_error: var(--bio-error-color, light-dark(#b3261e, #f2b8b5));
+    --_text: light-dark(#1f1f1f, #e3e3e3);
+    --_on-accent: light-dark(#fff, #062e6f);
+    --_muted: light-dark(#474747, #c4c7c5);
     /* A fixed inline size (a page may set another on the element): a longer message wraps inside
        instead of pushing the neighbours aside; top-aligned, so a change of content never moves its line. */
     display: inline-block;
     inline-size: 22em;
     max-inline-size: 100%;
     vertical-align: top;
-    color: var(--bio-color, light-dark(#1f1f1f, #e3e3e3));
+    color: var(--bio-color, var(--_text));
     font: var(--bio-font, inherit);
   }
   :host([theme=light]) {
@@ -59,7 +63,7 @@ export const baseStyles = css`
     border: 1px solid var(--_accent);
     border-radius: var(--bio-radius, 0.375em);
     background: var(--_accent);
-    color: var(--bio-on-accent, light-dark(#fff, #062e6f));
+    color: var(--bio-on-accent, var(--_on-accent));
     cursor: pointer;
   }
   button:focus-visible {
@@ -74,13 +78,16 @@ export const baseStyles = css`
     inline-size: 100%;
     accent-color: var(--_accent);
   }
-  /* Room for two lines of status and one of progress, score or detail is kept in every state, so the element keeps its height. */
+  /* Room for two lines of status and one of progress, score or detail is kept in every state, so the element keeps its height;
+     the em before each lh is about as much, for engines without the lh unit (before Firefox 120). */
   .status {
     margin: 0;
+    min-block-size: 2.4em;
     min-block-size: 2lh;
   }
   .footer {
     align-self: stretch;
+    min-block-size: 1.2em;
     min-block-size: 1lh;
   }
   .failed {
@@ -92,7 +99,7 @@ export const baseStyles = css`
   .detail {
     margin: 0;
     font-size: 0.875em;
-    color: var(--bio-muted-color, light-dark(#474747, #c4c7c5));
+    color: var(--bio-muted-color, var(--_muted));
   }
   ul,
   ol {
@@ -128,5 +135,40 @@ export const baseStyles = css`
   .error,
   .config {
     border-color: var(--_error);
+  }
+  /* Engines without light-dark() (before Chrome 123, Firefox 120, Safari 17.5) would drop every colour
+     above, the card then transparent in the page's text colour: there the palette's halves are plain
+     colours, picked as the color-scheme rules above pick them (the theme attribute, else the system's
+     preference). */
+  @supports not (color: light-dark(#000, #fff)) {
+    :host {
+      --_surface: var(--bio-surface, #fff);
+      --_accent: var(--bio-accent, #0b57d0);
+      --_success: var(--bio-success-color, #146c2e);
+      --_error: var(--bio-error-color, #b3261e);
+      --_text: #1f1f1f;
+      --_on-accent: #fff;
+      --_muted: #474747;
+    }
+    @media (prefers-color-scheme: dark) {
+      :host(:not([theme=light])) {
+        --_surface: var(--bio-surface, #1f1f1f);
+        --_accent: var(--bio-accent, #a8c7fa);
+        --_success: var(--bio-success-color, #6dd58c);
+        --_error: var(--bio-error-color, #f2b8b5);
+        --_text: #e3e3e3;
+        --_on-accent: #062e6f;
+        --_muted: #c4c7c5;
+      }
+    }
+    :host([theme=dark]) {
+      --_surface: var(--bio-surface, #1f1f1f);
+      --_accent: var(--bio-accent, #a8c7fa);
+      --_success: var(--bio-success-color, #6dd58c);
+      --_error: var(--bio-error-color, #f2b8b5);
+      --_text: #e3e3e3;
+      --_on-accent: #062e6f;
+      --_muted: #c4c7c5;
+    }
   }
 `;

@@ -53,7 +53,29 @@ function pairs(el: Element, state: string): { pair: string; fg: string; bg: stri
   return found;
 }
 
-describe('themes', () => {
+/**
+ * Gives `el` its stylesheets as an engine without light-dark() (Chrome 123, Firefox 120, Safari 17.5 brought
+ * it) reads them: the function unknown wherever it stands, in declarations and in the @supports condition that
+ * tests for it. Returns what puts the element's own sheets back.
+ */
+function withoutLightDark(el: Element): () => void {
+  const root = el.shadowRoot!;
+  const sheets = root.adoptedStyleSheets;
+  expect(sheets.length, 'the element adopts its stylesheets').to.be.greaterThan(0);
+  const texts = sheets.map((sheet) => [...sheet.cssRules].map((rule) => rule.cssText).join('\n'));
+  expect(texts.join('\n')).to.contain('light-dark(');
+  root.adoptedStyleSheets = texts.map((text) => {
+    const old = new CSSStyleSheet();
+    old.replaceSync(text.replaceAll('light-dark(', 'no-light-dark('));
+    return old;
+  });
+  return () => (root.adoptedStyleSheets = sheets);
+}
+
+describe('themes', function () {
+  // Each theme's test runs axe eight times: beyond mocha's 10 s when the machine's two cores are busy with
+  // other test runs; a test cut short leaves axe running into the next ("Axe is already running").
+  this.timeout(30000);
   afterEach(restoreNetwork);
 
   for (const theme of ['light', 'dark'] as const) {
@@ -131,6 +153,35 @@ describe('themes', () => {
     const prefersDark = matchMedia('(prefers-color-scheme: dark)').matches;
     expect(surfaceOf(system!)).to.equal(surfaceOf(prefersDark ? dark! : light!));
     expect(colorOf(system!)).to.equal(colorOf(prefersDark ? dark! : light!));
+  });
+
+  it('where the engine has no light-dark(), each theme shows the same colours, from the plain ones of the fallback, and the page can still set them', async () => {
+    installNetwork((n) =>
+      n.on('POST', VERIFY_URL, () => json({ error: 'workstation_offline', message: 'Target workstation is not currently live.' }, 503)),
+    );
+    const holder = await fixture<HTMLDivElement>(
+      `<div><bio-verify ${ATTRS} subject-id="alice" theme="light"></bio-verify><bio-verify ${ATTRS} subject-id="alice" theme="dark"></bio-verify><bio-verify ${ATTRS} subject-id="alice"></bio-verify></div>`,
+    );
+    for (const el of [...holder.children] as BioVerify[]) {
+      const theme = el.getAttribute('theme') ?? 'system';
+      // Idle (the text colour), then failed (the error colour and the muted detail line).
+      for (const state of ['idle', 'failed']) {
+        if (state === 'failed') await el.start().catch(() => {});
+        await el.updateComplete;
+        const modern = pairs(el, `${theme} ${state}`);
+        const restore = withoutLightDark(el);
+        const old = pairs(el, `${theme} ${state}`);
+        restore();
+        expect(old).to.deep.equal(modern);
+        expect(old.filter((c) => contrast(c.fg, c.bg) < c.min)).to.deep.equal([]);
+      }
+      const restore = withoutLightDark(el);
+      el.style.setProperty('--bio-surface', 'rgb(1, 2, 3)');
+      el.style.setProperty('--bio-color', 'rgb(7, 8, 9)');
+      expect(surfaceOf(el)).to.equal('rgb(1, 2, 3)');
+      expect(colorOf(el)).to.equal('rgb(7, 8, 9)');
+      restore();
+    }
   });
 
   it('the theme property reflects to the attribute, and the page can still set every documented colour', async () => {

@@ -24,6 +24,7 @@ export const de: ElementStrings = {
   'cookie-blocked':
     'Der Browser hat dem Token-Dienst auf einer anderen Website kein Anmelde-Cookie gesendet: betreiben Sie ihn auf dieser Website.',
   config: 'Diese Komponente ist nicht richtig eingerichtet.',
+  'browser-too-old': 'Dieser Browser ist zu alt. Aktualisieren Sie ihn.',
   'workstation-offline': 'Der Arbeitsplatz ist offline.',
   'local-service-unreachable': 'Der Fingerabdruckdienst auf diesem Computer ist nicht erreichbar.',
   'local-network-blocked': 'Der Browser sperrt den Zugriff dieser Website auf den Fingerabdruckdienst dieses Computers.',

@@ -28,6 +28,7 @@ export const en = {
   'broker-unavailable': 'Sign-in service unavailable. Try again later.',
   'cookie-blocked': 'The browser sent no sign-in cookie to the token service on another site: host it on this site.',
   config: 'This component is not set up correctly.',
+  'browser-too-old': 'This browser is too old. Update it.',
   'workstation-offline': 'The workstation is offline.',
   'local-service-unreachable': 'The fingerprint service on this computer is not reachable.',
   'local-network-blocked': 'The browser blocks this site from reaching the fingerprint service on this computer.',

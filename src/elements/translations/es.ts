@@ -23,6 +23,7 @@ export const es: ElementStrings = {
   'broker-unavailable': 'Servicio de inicio de sesión no disponible. Inténtelo más tarde.',
   'cookie-blocked': 'El navegador no envió la cookie de sesión al servicio de tokens de otro sitio: alójelo en este sitio.',
   config: 'Este componente no está bien configurado.',
+  'browser-too-old': 'Este navegador es demasiado antiguo. Actualícelo.',
   'workstation-offline': 'El puesto de trabajo está desconectado.',
   'local-service-unreachable': 'El servicio de huellas de este equipo no está accesible.',
   'local-network-blocked': 'El navegador impide que este sitio acceda al servicio de huellas de este equipo.',

@@ -23,6 +23,7 @@ export const fr: ElementStrings = {
   'broker-unavailable': 'Service de connexion indisponible. Réessayez plus tard.',
   'cookie-blocked': 'Le navigateur n’a envoyé aucun cookie de connexion au service de jetons d’un autre site : hébergez-le sur ce site.',
   config: 'Ce composant n’est pas correctement configuré.',
+  'browser-too-old': 'Ce navigateur est trop ancien. Mettez-le à jour.',
   'workstation-offline': 'Le poste de travail est hors ligne.',
   'local-service-unreachable': 'Le service d’empreintes de cet ordinateur est injoignable.',
   'local-network-blocked': 'Le navigateur empêche ce site d’accéder au service d’empreintes de cet ordinateur.',
