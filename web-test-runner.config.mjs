@@ -4,6 +4,7 @@
 // chai's assert from 'chai', browser-only tests use @open-wc/testing (chai's expect/assert, fixture).
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { text } from 'node:stream/consumers';
 import { fileURLToPath } from 'node:url';
 import { esbuildPlugin } from '@web/dev-server-esbuild';
 import { selectedEngines } from './scripts/engines.mjs';
@@ -47,6 +48,13 @@ export default {
       if (ctx.path === '/__test/second-origin') {
         ctx.body = { origin: secondOrigin };
         return undefined;
+      }
+      // What a page posted, answered back with its content type, as a server would read the form
+      // (test/elements/form.browser.test.ts: what jQuery's $.post() sends).
+      if (ctx.path === '/__test/echo' && ctx.method === 'POST') {
+        return text(ctx.req).then((body) => {
+          ctx.body = { type: ctx.get('Content-Type'), body };
+        });
       }
       // A token endpoint that bounces to a login page on another origin, as a gateway in front of an
       // integrator's broker does when the session is gone (test/elements/broker-redirect.browser.test.ts).

@@ -7,8 +7,9 @@
 //     linkSettingAttributes then gives the other attributes without a field (`lang`) theirs.
 //  2. frameworkTypes: the React 19 and Vue 3 typings, generated from the manifest by break-stuff's
 //     generators (custom-element-jsx-integration, custom-element-vuejs-integration): every tag's attributes,
-//     properties and `bio-*` event handlers, each event typed with the detail type its class declares in
-//     `@fires {Type} name` (`<bio-verify>`'s `bio-result` carries `BioVerifyResultDetail`).
+//     properties (by their own names too: `subjectId` beside `subject-id`) and `bio-*` event handlers, each
+//     event typed with the detail type its class declares in `@fires {Type} name` (`<bio-verify>`'s
+//     `bio-result` carries `BioVerifyResultDetail`).
 //     dist/react.d.ts and dist/vue.d.ts are what `import type {} from 'bioid-sdk/react'` (or `/vue`) loads.
 //  3. publicSurface: the manifest that ships keeps what is public (docs/versioning.md): no private or
 //     protected members, nor names starting with `_` or `#`, and no source text of a module's constants
@@ -151,6 +152,41 @@ function importEachNameOnce(file) {
   writeFileSync(file, text);
 }
 
+/**
+ * The generators name a field that has an attribute by its attribute alone (`subject-id`), but React 19, Vue
+ * and Svelte set a property when the element has one, and pages bind `subjectId={subject}`: both names must
+ * type. Each tag's props also take those fields by their own names, picked from the class (so they keep its
+ * types and docs, in a few bytes: the package's size has a ceiling); a field whose attribute has its own
+ * name (`name`, `required`) is there already.
+ */
+function withPropertyNames(file, manifest) {
+  const names = new Map(
+    customElements(manifest).map((element) => [
+      element.name,
+      (element.members ?? [])
+        .filter((member) => member.kind === 'field' && member.attribute && member.attribute !== member.name)
+        .map((member) => JSON.stringify(member.name)),
+    ]),
+  );
+  const text = readFileSync(file, 'utf8').replace(/^((?:export )?type (\w+)Props = )\{/gm, (line, head, name) =>
+    names.get(name)?.length ? `${head}Partial<Pick<${name}, ${names.get(name).join(' | ')}>> & {` : line,
+  );
+  writeFileSync(file, text);
+}
+
+/**
+ * A Vue template's `@bio-result` is the prop `onBioResult` (Vue camelCases the event name), while the
+ * generator names it `onbio-result`, which only `h()` props use: each listener gets the camelCase name too,
+ * so a template's listener is typed, and a strict template check (vue-tsc's `strictTemplates`) knows it.
+ */
+function withVueListenerNames(file) {
+  const text = readFileSync(file, 'utf8').replace(
+    /^( *)"on(bio-[a-z-]+)"\?: (.*)$/gm,
+    (line, indent, event, type) => `${line}\n${indent}on${camel(`-${event}`)}?: ${type}`,
+  );
+  writeFileSync(file, text);
+}
+
 export function frameworkTypes({ outdir = 'dist' } = {}) {
   return {
     name: 'bioid-framework-types',
@@ -161,6 +197,9 @@ export function frameworkTypes({ outdir = 'dist' } = {}) {
       generateVuejsTypes(customElementsManifest, { ...common, fileName: 'vue.d.ts' });
       importEachNameOnce(`${outdir}/react-elements.d.ts`);
       importEachNameOnce(`${outdir}/vue.d.ts`);
+      withPropertyNames(`${outdir}/react-elements.d.ts`, customElementsManifest);
+      withPropertyNames(`${outdir}/vue.d.ts`, customElementsManifest);
+      withVueListenerNames(`${outdir}/vue.d.ts`);
       writeFileSync(`${outdir}/react.d.ts`, REACT_ENTRY);
     },
   };

@@ -18,6 +18,7 @@ export type BioVerifyResultDetail = BioResultDetail<VerifyResult>;
  * @attr subject-id - The person to verify.
  * @attr name - Form field name; its value is the verificationId after a match.
  * @attr required - The form cannot be submitted until the fingerprint matched.
+ * @attr hidden-input - The value goes in a hidden input child, for jQuery's `serialize()`.
  * @csspart result - The score of the answer.
  */
 export class BioVerify extends SubjectMixin<VerifyResult>(BioOperationElement) {
@@ -28,17 +29,23 @@ export class BioVerify extends SubjectMixin<VerifyResult>(BioOperationElement) {
   static override properties = {
     name: { reflect: true },
     required: { type: Boolean, reflect: true },
+    hiddenInput: { type: Boolean, attribute: 'hidden-input' },
   };
   /** Form field name. */
   declare name: string | undefined;
   /** The form is invalid until a match. */
   declare required: boolean;
+  /** The value goes in a hidden input child, for jQuery's `serialize()`. */
+  declare hiddenInput: boolean;
   protected readonly operation = 'verify' as const;
   readonly #internals: ElementInternals;
+  /** The `hidden-input` child, in the element only while there is a value. */
+  #input: HTMLInputElement | undefined;
 
   constructor() {
     super();
     this.required = false;
+    this.hiddenInput = false;
     this.#internals = this.attachInternals();
   }
 
@@ -89,7 +96,19 @@ export class BioVerify extends SubjectMixin<VerifyResult>(BioOperationElement) {
 
   protected override resultChanged(): void {
     const value = this.value;
-    this.#internals.setFormValue(value || null);
+    // The child or the internals submit the value, never both: a native submit would send it twice.
+    const child = this.hiddenInput && value;
+    this.#internals.setFormValue(child ? null : value || null);
+    if (child) {
+      const input = (this.#input ??= document.createElement('input'));
+      input.type = 'hidden';
+      input.name = this.name ?? '';
+      input.value = value;
+      if (input.parentNode !== this) this.append(input);
+    } else {
+      // Gone, not emptied: serialize() would send an empty field where a native submit sends none.
+      this.#input?.remove();
+    }
     const anchor = this.renderRoot?.querySelector?.('button') ?? undefined;
     if (this.required && !value) {
       this.#internals.setValidity({ valueMissing: true }, this.localize.term('required'), anchor);
@@ -100,7 +119,8 @@ export class BioVerify extends SubjectMixin<VerifyResult>(BioOperationElement) {
 
   protected override updated(changed: PropertyValues): void {
     super.updated(changed);
-    // The validity anchor (the button) exists from the first render on; `view` changes with every outcome.
-    if (changed.has('required') || changed.has('view')) this.resultChanged();
+    // After every render: the validity anchor (the button) exists from the first one on, `view` changes
+    // with every outcome, and the validity and the child follow `required`, `name`, `hidden-input` and `lang`.
+    this.resultChanged();
   }
 }

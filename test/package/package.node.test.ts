@@ -3,7 +3,8 @@
  * from a copy of its files (scripts/tarball.mjs's copyPackage: packing never touches the dist/ other tests read) with the dist/
  * that `npm run build` made (npm test builds first; prepack would only build it again), installed from
  * its tarball into an empty temporary project, and used from there: Node's resolver for the entry points,
- * TypeScript for a React 19 TSX app and a Vue 3 usage (test/package/consumer/).
+ * TypeScript for a React 19 TSX app and a Vue 3 usage (test/package/consumer/), and the components of
+ * docs/frameworks.md as the page shows them: React's and Angular's through tsc, Vue's through vue-tsc.
  *
  * To add a package (the simulator), add it to PACKAGES; its tests read `project` and `tarballs`.
  */
@@ -26,7 +27,7 @@ const requireFromRoot = createRequire(join(root, 'package.json'));
 const PACKAGES = [{ name: 'bioid-sdk', dir: '.' }];
 
 /** Tools of the type check, linked from this repository's node_modules: no network for them. */
-const TYPE_CHECK_TOOLS = ['@types/react', 'vue'];
+const TYPE_CHECK_TOOLS = ['@types/react', 'vue', 'vue-tsc', '@angular/core', 'rxjs'];
 
 interface Packed {
   name: string;
@@ -85,8 +86,38 @@ function sharingHost(options: ts.CompilerOptions): ts.CompilerHost {
   return host;
 }
 
+/** Compiler options a check sets over test/package/consumer/tsconfig.json. */
+interface CheckOptions {
+  skipLibCheck?: boolean;
+  module?: string;
+  moduleResolution?: string;
+  allowJs?: boolean;
+  checkJs?: boolean;
+  noImplicitAny?: boolean;
+  types?: string[];
+  jsx?: string;
+}
+
+/**
+ * JavaScript as an editor checks it (checkJs), strict but for implicit any: a plain JavaScript parameter has
+ * no annotation to give. What the package's types say (props, attributes, events) is checked in full.
+ */
+const JAVASCRIPT: CheckOptions = { allowJs: true, checkJs: true, noImplicitAny: false };
+
+/** The first code block in `lang` of a section of docs/frameworks.md, as the page shows it. */
+function frameworksSnippet(heading: string, lang: string): string {
+  const doc = readFileSync(join(root, 'docs/frameworks.md'), 'utf8');
+  const start = doc.indexOf(`\n## ${heading}`);
+  assert.isAtLeast(start, 0, `docs/frameworks.md has a section "${heading}"`);
+  const end = doc.indexOf('\n## ', start + 1);
+  const section = doc.slice(start, end === -1 ? undefined : end);
+  const block = new RegExp(`\`\`\`${lang}\n([\\s\\S]*?)\`\`\``).exec(section);
+  assert.ok(block, `docs/frameworks.md, "${heading}": a \`\`\`${lang} block`);
+  return block[1]!;
+}
+
 /** TypeScript on one consumer file, with test/package/consumer/tsconfig.json, as `tsc -p` does; fails with its report. */
-function typeCheck(file: string, compilerOptions: { skipLibCheck?: boolean; module?: string; moduleResolution?: string } = {}): void {
+function typeCheck(file: string, compilerOptions: CheckOptions = {}): void {
   const config = join(project, `tsconfig.${file}.json`);
   writeFileSync(config, JSON.stringify({ extends: './tsconfig.json', compilerOptions, files: [file] }));
   const unreadable: ts.Diagnostic[] = [];
@@ -310,6 +341,39 @@ describe('the packages as installed from their tarballs', function () {
     it('a Vue 3 usage type-checks against bioid-sdk/vue, bio-result typed per tag, and misspelled attributes are errors', () => {
       // The generated vue.d.ts is checked by the build (scripts/framework-types.mjs) for what skipLibCheck hides.
       typeCheck('vue-app.ts', { skipLibCheck: true });
+    });
+
+    describe("docs/frameworks.md's components, pasted as the page shows them", () => {
+      it('React 19: the JSX type-checks against bioid-sdk/react, subjectId bound as a property', () => {
+        writeFileSync(join(project, 'Approve.jsx'), frameworksSnippet('React 19', 'jsx'));
+        // A JavaScript project names the typings in its jsconfig's types; TypeScript imports them (the page says both).
+        typeCheck('Approve.jsx', { ...JAVASCRIPT, types: ['bioid-sdk/react'] });
+      });
+
+      it("Vue 3: the single-file component type-checks against bioid-sdk/vue under vue-tsc's strictTemplates", async () => {
+        writeFileSync(join(project, 'Approve.vue'), frameworksSnippet('Vue 3', 'vue'));
+        const config = join(project, 'tsconfig.Approve.vue.json');
+        writeFileSync(
+          config,
+          JSON.stringify({
+            extends: './tsconfig.json',
+            // skipLibCheck as for vue-app.ts; strictTemplates makes an unknown prop or listener an error, as a
+            // misspelled one is: the template's :subjectId and @bio-result must be in the typings.
+            compilerOptions: { ...JAVASCRIPT, skipLibCheck: true, jsx: 'preserve', types: ['bioid-sdk/vue'] },
+            files: ['Approve.vue'],
+            vueCompilerOptions: { strictTemplates: true },
+          }),
+        );
+        const vueTsc = join(project, 'node_modules', 'vue-tsc', 'bin', 'vue-tsc.js');
+        await run(process.execPath, [vueTsc, '-p', config, '--noEmit'], { cwd: project }).catch((failure: { stdout?: string }) =>
+          assert.fail(`vue-tsc on Approve.vue against the installed package failed:\n${failure.stdout ?? failure}`),
+        );
+      });
+
+      it("Angular: the component type-checks against bioid-sdk/elements' event detail types", () => {
+        writeFileSync(join(project, 'approve.ts'), frameworksSnippet('Angular', 'ts'));
+        typeCheck('approve.ts');
+      });
     });
   });
 });

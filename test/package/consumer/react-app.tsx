@@ -33,6 +33,8 @@ export function Approve(): JSX.Element {
       <bio-enroll subject-id="alice" onbio-result={(e) => console.log(e.detail.result.enrollmentId)} />
       <bio-search onbio-result={(e) => console.log(e.detail.result.candidates?.length)} />
       <bio-enrolled subject-id="alice" onbio-result={(e) => console.log(e.detail.result.records)} />
+      {/* Properties by their own names, as React 19 sets them on the element (docs/frameworks.md binds subjectId). */}
+      <bio-verify subjectId="alice" middlewareUrl="/middleware" hiddenInput />
       {/* @ts-expect-error a misspelled attribute (no such property either) */}
       <bio-verify subject-id="alice" requird />
       {/* @ts-expect-error a misspelled property */}

@@ -21,6 +21,16 @@ export const verifyProps: Props<'bio-verify'> = {
   'onbio-error': (e) => console.warn(e.detail.code),
 };
 
+// A template's :subjectId and @bio-result: the property by its own name, the listener as Vue names it.
+export const templateProps: Props<'bio-verify'> = {
+  subjectId: 'alice',
+  middlewareUrl: '/middleware',
+  onBioResult: (e) => {
+    const match: boolean = e.detail.result.match;
+    console.log(match);
+  },
+};
+
 export const statusProps: Props<'bio-reader-status'> = {
   'onbio-status': (e) => console.log(e.detail.state),
 };

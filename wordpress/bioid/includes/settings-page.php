@@ -114,7 +114,7 @@ function bioid_render_settings_page() {
 		</form>
 		<h2><?php esc_html_e( 'Token broker', 'bioid' ); ?></h2>
 		<p><?php esc_html_e( 'The elements on this site get their tokens here, with the WordPress login of a user granted bioid_use_biometrics:', 'bioid' ); ?> <code><?php echo esc_html( bioid_token_endpoint_url() ); ?></code></p>
-		<p><?php esc_html_e( 'Check it from a terminal with: npx bioid-broker check <that URL> (signed out it must answer 401).', 'bioid' ); ?></p>
+		<p><?php esc_html_e( 'Check it from a terminal with: npx --yes bioid-broker check <that URL> (signed out it must answer 401).', 'bioid' ); ?></p>
 	</div>
 	<?php
 }
