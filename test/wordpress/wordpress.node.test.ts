@@ -137,7 +137,7 @@ describe("the WordPress plugin in Debian's WordPress (Chromium)", function () {
         '[bioid op="verify" subject-id="a&quot;b" name="v" required lang="de" middleware-url="https://evil.example"]',
         'visitor',
       ),
-      '<div class="bioid-shortcode"><bio-verify subject-id="a&quot;b" name="v" required lang="de"></bio-verify></div><!-- bioid: [bioid]: ignored middleware-url (&lt;bio-verify&gt; takes subject-id, name, required, timeout-ms, agent-id, lang, theme; the middleware, broker and local service are set in Settings &gt; BioID). -->',
+      '<div class="bioid-shortcode"><bio-verify subject-id="a&quot;b" name="v" required lang="de"></bio-verify></div><!-- bioid: [bioid]: ignored middleware-url (&lt;bio-verify&gt; takes subject-id, name, required, hidden-input, timeout-ms, agent-id, lang, theme; the middleware, broker and local service are set in Settings &gt; BioID). -->',
     );
     assert.match(
       await render('[bioid op="nope"]', 'visitor'),
