@@ -64,10 +64,11 @@ export default {
         return undefined;
       }
       // The script and the files it loads on use, as a site or a CDN serves them (test/elements/script-parts.browser.test.ts):
-      // /__test/parts/<way>/<file> is dist/<file>; `slow` holds bioid-diagnostics.js back 300 ms, `cdn` adds the
-      // Access-Control-Allow-Origin: * of jsDelivr and unpkg, `missing` has no bioid-diagnostics.js (404), `stale`
-      // has one from another build (a cached file of the version before).
-      const part = /^\/__test\/parts\/(same|slow|cdn|missing|stale)\/(bioid-[\w-]+\.js)$/.exec(ctx.path);
+      // /__test/parts/<way>/<file> is dist/<file>; `slow` holds bioid-diagnostics.js back 300 ms, `hang` until the
+      // page goes away (a server that never answers), `cdn` adds the Access-Control-Allow-Origin: * of jsDelivr and
+      // unpkg, `missing` has no bioid-diagnostics.js (404), `stale` has one from another build (a cached file of the
+      // version before).
+      const part = /^\/__test\/parts\/(same|slow|hang|cdn|missing|stale)\/(bioid-[\w-]+\.js)$/.exec(ctx.path);
       if (part) {
         const [, way, file] = part;
         const diagnostics = file === 'bioid-diagnostics.js';
@@ -80,6 +81,9 @@ export default {
           ctx.type = 'js';
           ctx.body = readFileSync('dist/bioid-diagnostics.js', 'utf8').replace(/"bioid-build:[0-9a-f]+"/g, '"bioid-build:000000000000"');
           return undefined;
+        }
+        if (way === 'hang' && diagnostics) {
+          return new Promise((resolve) => ctx.res.once('close', resolve)).then(() => (ctx.status = 204));
         }
         if (way === 'cdn') ctx.set('Access-Control-Allow-Origin', '*');
         ctx.path = `/dist/${file}`;
@@ -98,6 +102,8 @@ export default {
       // A page of the script under a Content-Security-Policy header, as docs/cms.md shows it.
       if (ctx.path === '/__test/parts/page') {
         const way = ctx.query.way ?? 'same';
+        // <bio-diagnostics>' timeout-ms, when the test sets one.
+        const timeout = ctx.query.timeout ? ` timeout-ms="${Number(ctx.query.timeout)}"` : '';
         // With a CMS's ?ver=, which the files it loads carry too.
         const script = `${way === 'cdn' ? secondOrigin : ''}/__test/parts/${way}/bioid-elements.js?ver=0.1.0`;
         const csp = {
@@ -115,7 +121,36 @@ export default {
 <script nonce="parts-n0nce" src="${script}"></script>
 </head><body>
 <bio-reader-status local-service-url="/__test/none"></bio-reader-status>
-<bio-diagnostics local-service-url="/__test/none" token-endpoint="/__test/none" middleware-url="/__test/none"></bio-diagnostics>
+<bio-diagnostics local-service-url="/__test/none" token-endpoint="/__test/none" middleware-url="/__test/none"${timeout}></bio-diagnostics>
+</body></html>`;
+        return undefined;
+      }
+      // The script where sites put it (test/elements/placement.browser.test.ts): /__test/placement/<placement> is a
+      // page with every tag, the script in <head> (head), with defer or async, at the end of <body> (body-end), added by
+      // another script after the markup as a tag manager does (injected), or with the tags inserted by script before
+      // the script runs (inserted-before) or after (inserted-after: the test inserts them). Settings are page defaults
+      // (test/elements/placement-page.js).
+      const placed = /^\/__test\/placement\/(head|defer|async|body-end|injected|inserted-before|inserted-after)$/.exec(ctx.path);
+      if (placed) {
+        const [, placement] = placed;
+        const script = (how = '') => `<script${how} src="/dist/bioid-elements.js"></script>`;
+        const tags = `<bio-enroll subject-id="alice"></bio-enroll><bio-verify subject-id="alice"></bio-verify><bio-search></bio-search>
+<bio-enrolled subject-id="alice"></bio-enrolled><bio-reader-status></bio-reader-status><bio-diagnostics></bio-diagnostics>`;
+        const head = { head: script(), defer: script(' defer'), async: script(' async') }[placement] ?? '';
+        const body =
+          {
+            'body-end': `${tags}${script()}`,
+            injected: `${tags}<script>addScript()</script>`,
+            'inserted-before': `<script>insertTags()</script>${script()}`,
+            'inserted-after': script(),
+          }[placement] ?? tags;
+        ctx.type = 'html';
+        ctx.body = `<!doctype html><html lang="en"><head><meta charset="utf-8">
+<script src="/test/elements/placement-page.js"></script>
+${head}
+</head><body>
+<template id="tags">${tags}</template>
+${body}
 </body></html>`;
         return undefined;
       }

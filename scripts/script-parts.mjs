@@ -3,7 +3,10 @@
 // chunk exports what a part uses, and the part imports it from the entry. This plugin turns that pair into
 // what a page can load with one classic <script> tag:
 //  - the entry chunk becomes a classic script (an IIFE): its export list becomes the `kit` object, and each
-//    `import('./bioid-<part>.js')` becomes `loadRarePart('./bioid-<part>.js', kit)`;
+//    `import('./bioid-<part>.js')` becomes `loadRarePart('./bioid-<part>.js', () => kit)`. The kit is declared
+//    last, after every module's code, and read only when the part has arrived, by then always: an element
+//    that asks for its part while the script still runs (one already in the page, upgraded as its tag is
+//    defined) would otherwise read the kit before its declaration, a ReferenceError;
 //  - each part stays an ES module whose default export receives the kit and returns the part's exports.
 // The kit holds values: an exported binding the script reassigns later would go stale in a part, so the
 // build fails on one (none is today). The kit also carries the build's id, which each part checks: a part
@@ -104,7 +107,7 @@ export function scriptParts() {
           if (!node || typeof node.type !== 'string') return;
           if (node.type === 'ImportExpression' && node.source.type === 'Literal' && typeof node.source.value === 'string') {
             ms.overwrite(node.start, node.source.start, `${loader}(`);
-            ms.overwrite(node.source.end, node.end, `, ${KIT})`);
+            ms.overwrite(node.source.end, node.end, `, () => ${KIT})`);
           }
           for (const value of Object.values(node)) {
             if (Array.isArray(value)) value.forEach(walk);

@@ -13,12 +13,15 @@ import {
   watchReaderStatus,
 } from './index.js';
 import { BioIDCore } from './core/bioid-core.js';
-import './elements/tags.js';
 import { configureElements } from './elements/settings.js';
 import type { BioIDSDKGlobal } from './elements/globals.js';
 
 // The loader of the files next to the script (script-parts.ts); the build links it to each `import()`.
 export { loadRarePart } from './script-parts.js';
+// The tags last, after every other module has run: defining a tag upgrades the elements already in the page
+// (the script with defer or async, or at the end of <body>) there and then, and such an element may load its
+// part at once, through the loader above, whose state must exist by then (test/elements/placement.browser.test.ts).
+import './elements/tags.js';
 
 const sdk: BioIDSDKGlobal = {
   version,

@@ -37,10 +37,11 @@ const scriptUrl = ((): string => {
 const parts = new Map<string, Promise<unknown>>();
 
 /**
- * The part in `file` (a name like `./bioid-diagnostics.js`), built from the script's shared code `kit`;
- * loaded once per page for this copy of the script. A failed load is not kept: the next use asks again.
+ * The part in `file` (a name like `./bioid-diagnostics.js`), built from the script's shared code, which
+ * `kit` returns once the file has arrived (scripts/script-parts.mjs); loaded once per page for this copy of
+ * the script. A failed load is not kept: the next use asks again.
  */
-export function loadRarePart(file: string, kit: object): Promise<unknown> {
+export function loadRarePart(file: string, kit: () => object): Promise<unknown> {
   const script = new URL(scriptUrl);
   const next = new URL(file, script);
   // The script's query (a CMS's ?ver=) goes with the file: a cached file of another version is never used.
@@ -49,7 +50,7 @@ export function loadRarePart(file: string, kit: object): Promise<unknown> {
   let part = parts.get(url);
   if (!part) {
     part = import(/* webpackIgnore: true */ /* @vite-ignore */ url)
-      .then((module: { default: (kit: object) => unknown }) => module.default(kit))
+      .then((module: { default: (kit: object) => unknown }) => module.default(kit()))
       .catch((error: unknown) => {
         parts.delete(url);
         throw new BioIDError(

@@ -3,6 +3,7 @@ import { BioIDError, messageOf } from '../core/errors.js';
 import { BioElement } from './bio-element.js';
 import type { DiagnosticsPanel } from './diagnostics.js';
 import { errorDetail } from './events.js';
+import { timeoutOf } from './settings.js';
 
 /**
  * One panel support staff can ask a user to open: the local fingerprint service (reachable, workstation,
@@ -18,10 +19,11 @@ import { errorDetail } from './events.js';
  *
  * The tag is defined with the others, but its code loads on first use (diagnostics.ts; from the script
  * tag, the file `bioid-diagnostics.js` next to `bioid-elements.js`): until then it shows the status word
- * `loading`. A file that does not load is a `config` failure, fired as `bio-error` and shown, naming the URL.
+ * `loading`. A file that does not load is a `config` failure, fired as `bio-error` and shown, naming the URL;
+ * one not there within `timeout-ms`, a `timeout` failure.
  *
  * @tag bio-diagnostics
- * @fires {BioErrorDetail} bio-error - When its code does not load (`operation: 'diagnostics'`, `code: 'config'`, the message names the file's URL).
+ * @fires {BioErrorDetail} bio-error - When its code does not load (`operation: 'diagnostics'`, `code: 'config'`, the message names the file's URL), or not within `timeout-ms` (`code: 'timeout'`).
  * @csspart rows - The list of checks, then the SDK version and the browser.
  * @csspart row - One row (`data-row` is its name in the report: local-service, test-capture, token-broker, middleware, sdk, browser).
  * @csspart word - A check's status word (`data-status`: loading, checking, ok, blocked, unreachable, refused).
@@ -38,6 +40,8 @@ export class BioDiagnostics extends BioElement {
   declare protected panel: DiagnosticsPanel | undefined;
   /** Why the code did not load: its message, shown under the summary. */
   declare protected failure: string | undefined;
+  // The summary above it: a file that did not come in time is a connection failure, any other a setup failure.
+  #summary: 'network' | 'config' = 'config';
   #loading: Promise<DiagnosticsPanel> | undefined;
 
   override connectedCallback(): void {
@@ -48,7 +52,7 @@ export class BioDiagnostics extends BioElement {
 
   /**
    * Runs every check (unless they are running); resolves with the report once each row has its status word.
-   * Rejects with a `config` BioIDError when the element's code does not load.
+   * Rejects with a `config` BioIDError when the element's code does not load, `timeout` when not within `timeout-ms`.
    */
   async start(): Promise<string> {
     return (await this.#load()).start();
@@ -60,16 +64,21 @@ export class BioDiagnostics extends BioElement {
   }
 
   #load(): Promise<DiagnosticsPanel> {
-    // One load at a time; a failed one is not kept, so the next start() asks again.
-    return (this.#loading ??= import('./diagnostics.js').then(
-      ({ DiagnosticsPanel }) => {
-        this.failure = undefined;
-        return (this.panel ??= new DiagnosticsPanel({ element: this, settings: () => this.settings(), localize: this.localize }));
-      },
+    // One load at a time; a failed one is not kept, so the next start() asks again. One that hangs fails at timeout-ms.
+    return (this.#loading ??= Promise.race([
+      import('./diagnostics.js'),
+      new Promise<never>((_, reject) => {
+        const ms = timeoutOf(this.settings());
+        setTimeout(() => reject(new BioIDError('timeout', `bioid-diagnostics.js did not load within ${ms} ms.`)), ms);
+      }),
+    ]).then(
+      ({ DiagnosticsPanel }) =>
+        (this.panel ??= new DiagnosticsPanel({ element: this, settings: () => this.settings(), localize: this.localize })),
       (error: unknown) => {
         this.#loading = undefined;
-        // A BioIDError as it is (the loader's config error); anything else, a TypeError included, as a config error with its message.
+        // A BioIDError as it is (the loader's config error, the timeout); anything else, a TypeError included, as a config error with its message.
         const failure = error instanceof BioIDError ? error : new BioIDError('config', messageOf(error), { cause: error });
+        this.#summary = failure.code === 'timeout' ? 'network' : 'config';
         this.failure = failure.message;
         this.emit('bio-error', errorDetail('diagnostics', failure));
         throw failure;
@@ -83,7 +92,7 @@ export class BioDiagnostics extends BioElement {
     return html`<div part="base" class="base" role="status">
       ${
         failure
-          ? html`<p class="failed">${this.localize.term('config')}</p><p part="error" class="detail">${failure}</p>`
+          ? html`<p class="failed">${this.localize.term(this.#summary)}</p><p part="error" class="detail">${failure}</p>`
           : html`<span part="word" data-status="loading">loading</span>`
       }
     </div>`;

@@ -9,14 +9,14 @@
  *  - refused: an answer that says no (401, 403, 5xx, a wrong payload), or a setting that is wrong.
  * A failed row keeps the core's code and message: diagnostics add no error codes.
  */
-import { DEFAULT_READER_SERVICE_URL, DEFAULT_TIMEOUT_MS, httpUrlOr, requireHttpUrl } from '../core/config.js';
+import { DEFAULT_READER_SERVICE_URL, httpUrlOr, requireHttpUrl } from '../core/config.js';
 import { fetchStatus, pickTarget, testCapture, unlessBlocked, type LocalStatus, type TestCaptureResult } from '../core/discovery.js';
 import { BioIDError, messageOf, scrubServerText } from '../core/errors.js';
 import { joinPath, send, type FetchLike } from '../core/http.js';
 import { asBioIDError } from './events.js';
 import { asText, type StringKey } from './localize.js';
 import { errorKey } from './operation-element.js';
-import { resolveUrl, tokenSourceFor, type Settings } from './settings.js';
+import { resolveUrl, timeoutOf, tokenSourceFor, type Settings } from './settings.js';
 
 /** The rows, in the order shown and reported; each id is the row's name in the report. */
 export const ROWS = ['local-service', 'test-capture', 'token-broker', 'middleware'] as const;
@@ -45,7 +45,7 @@ export async function runChecks(
   report: (id: RowId, row: Row) => void,
   captured: (capture: TestCaptureResult) => void,
 ): Promise<void> {
-  const timeoutMs = typeof s.timeoutMs === 'number' && s.timeoutMs > 0 ? s.timeoutMs : DEFAULT_TIMEOUT_MS;
+  const timeoutMs = timeoutOf(s);
   /** One row: `url` is where it asks (a wrong setting throws there), `work` what it found. */
   const check = async (id: RowId, url: () => string, work: (url: string) => Promise<string | undefined>) => {
     let at: string | undefined;

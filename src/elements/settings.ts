@@ -192,6 +192,9 @@ function localServiceUrlOf(tag: string, s: Settings): string | undefined {
   return url;
 }
 
+/** The bound on the element's calls: timeout-ms when positive, else the default. */
+export const timeoutOf = (s: Settings): number => (typeof s.timeoutMs === 'number' && s.timeoutMs > 0 ? s.timeoutMs : DEFAULT_TIMEOUT_MS);
+
 const userSources = new WeakMap<object, TokenSource>();
 
 /**
@@ -199,7 +202,7 @@ const userSources = new WeakMap<object, TokenSource>();
  * getToken, cached per function) or the page-wide cache of the broker at `token-endpoint`.
  */
 export function tokenSourceFor(tag: string, s: Settings): TokenSource {
-  const timeoutMs = typeof s.timeoutMs === 'number' && s.timeoutMs > 0 ? s.timeoutMs : DEFAULT_TIMEOUT_MS;
+  const timeoutMs = timeoutOf(s);
   if (typeof s.getToken === 'function') {
     let source = userSources.get(s.getToken);
     if (!source) userSources.set(s.getToken, (source = tokenProviderSource(s.getToken, timeoutMs)));

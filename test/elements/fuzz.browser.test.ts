@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import '../../src/elements/index.js';
 import { clearBrokerTokens, configureElements } from '../../src/elements/index.js';
 import { BioIDError } from '../../src/core/errors.js';
-import type { BioErrorCode } from '../../src/elements/events.js';
+import type { BioErrorCode, BioErrorDetail } from '../../src/elements/events.js';
 import { json, text, type Handler } from '../support/fake-network.js';
 import { LOCAL, MIDDLEWARE, TOKEN_PATH, everythingVisible, installNetwork, restoreNetwork } from './network.js';
 
@@ -495,8 +495,11 @@ describe('hostile JSON found by fuzzing (regressions)', () => {
 describe('fuzzing <bio-diagnostics> (fast-check, Chromium)', function () {
   // 100 cases: a bound for a hang, not a pace.
   this.timeout(60_000);
+  // The element's code, loaded once before: its load is bounded by timeout-ms, which WORKING keeps short for the
+  // network, and this test is about the checks, not about how fast the test server compiles the file.
+  before(() => import('../../src/elements/diagnostics.js'));
   afterEach(restoreNetwork);
-  it('fuzz: random attributes and random broker, local service and middleware answers → every row gets a status word, the report and the page never hold the token, markup stays inert', async () => {
+  it('fuzz: random attributes and random broker, local service and middleware answers → every row gets a status word (or, with a timeout-ms too short for its code, a bio-error), the report and the page never hold the token, markup stays inert', async () => {
     const WORDS = ['ok', 'blocked', 'unreachable', 'refused'];
     await fc.assert(
       fc.asyncProperty(attributes, reply, reply, reply, async (attrs, broker, status, capture) => {
@@ -507,9 +510,17 @@ describe('fuzzing <bio-diagnostics> (fast-check, Chromium)', function () {
         });
         const el = document.createElement('bio-diagnostics');
         for (const [name, v] of Object.entries({ ...WORKING, ...attrs })) if (v !== undefined) el.setAttribute(name, v);
+        const failed: BioErrorDetail[] = [];
+        el.addEventListener('bio-error', (e) => failed.push((e as CustomEvent<BioErrorDetail>).detail));
         document.body.append(el);
         try {
-          const report = await el.start();
+          const report = await el.start().catch((error: unknown) => {
+            // Its code did not come within a timeout-ms of a few milliseconds: the bio-error, and no rows.
+            expect(error).to.be.instanceOf(BioIDError);
+            expect((error as BioIDError).code).to.equal('timeout');
+            expect(failed.map((detail) => detail.code)).to.include((error as BioIDError).code);
+            return '';
+          });
           await el.updateComplete;
           for (const word of el.shadowRoot!.querySelectorAll('[part="word"]')) expect(WORDS).to.include(word.getAttribute('data-status'));
           expect(report.includes(TOKEN_MARK), 'the token is in the report').to.equal(false);

@@ -18,11 +18,14 @@ type PageWindow = Window & typeof globalThis & { __seen: Seen };
 
 const frames: HTMLIFrameElement[] = [];
 
-/** The page with `csp` serving the script `way`, once its tags are defined. */
-async function page(way: string, csp: string): Promise<PageWindow> {
+/** States are polled often; test/support/wait.ts bounds the wait. */
+const SETTLES = { interval: 10 };
+
+/** The page with `csp` serving the script `way`, once its tags are defined; `timeoutMs`, <bio-diagnostics>' timeout-ms. */
+async function page(way: string, csp: string, timeoutMs?: number): Promise<PageWindow> {
   const frame = document.createElement('iframe');
   frames.push(frame);
-  frame.src = `/__test/parts/page?way=${way}&csp=${csp}`;
+  frame.src = `/__test/parts/page?way=${way}&csp=${csp}${timeoutMs ? `&timeout=${timeoutMs}` : ''}`;
   // Not the frame's load event: a browser may hold it back until the file the element loads has come. The
   // page's own script says when the document is parsed, whatever the engine's speed.
   const parsed = new Promise<void>((resolve) => {
@@ -63,7 +66,7 @@ async function expectChecksRan(win: PageWindow, chunkUrl: string): Promise<void>
 
 /** The bio-error of <bio-diagnostics> on the page, once fired. */
 async function diagnosticsError(win: PageWindow) {
-  await waitUntil(() => win.__seen.bioErrors.some((e) => e.tag === 'bio-diagnostics'), 'no bio-error');
+  await waitUntil(() => win.__seen.bioErrors.some((e) => e.tag === 'bio-diagnostics'), 'no bio-error', SETTLES);
   return win.__seen.bioErrors.find((e) => e.tag === 'bio-diagnostics')!;
 }
 
@@ -114,7 +117,7 @@ describe('<bio-diagnostics> loads its code from next to the script', function ()
     expect(error).to.include({ operation: 'diagnostics', code: 'config', retryable: false });
     expect(error!.message).to.contain(url).and.contain('next to it');
     const root = shadow(win, 'bio-diagnostics');
-    await waitUntil(() => root.querySelector('[part="error"]'), 'the failure is not shown');
+    await waitUntil(() => root.querySelector('[part="error"]'), 'the failure is not shown', SETTLES);
     expect(root.querySelector('[part="error"]')!.textContent).to.contain(url);
     expect(root.textContent).to.contain('This component is not set up correctly.');
     // start() rejects with the same error; it asks again, and the page keeps working.
@@ -124,9 +127,22 @@ describe('<bio-diagnostics> loads its code from next to the script', function ()
       .catch((e: unknown) => (rejected = e));
     expect(rejected).to.have.property('code', 'config');
     expect(diagnostics(win).report).to.equal('');
-    await waitUntil(() => shadow(win, 'bio-reader-status')?.querySelector('[part="state"]'), 'bio-reader-status did not render');
+    await waitUntil(() => shadow(win, 'bio-reader-status')?.querySelector('[part="state"]'), 'bio-reader-status did not render', SETTLES);
     expect(win.__seen.errors, 'page errors').to.deep.equal([]);
     expect(win.__seen.violations, 'CSP violations').to.deep.equal([]);
+  });
+
+  it('a file that has not come within timeout-ms (a server that never answers): bio-error timeout naming the file, shown instead of loading', async () => {
+    const win = await page('hang', 'self', 300);
+    const error = await diagnosticsError(win);
+    expect(error).to.include({ operation: 'diagnostics', code: 'timeout', retryable: true });
+    expect(error.message).to.contain('bioid-diagnostics.js').and.contain('300 ms');
+    const root = shadow(win, 'bio-diagnostics');
+    await waitUntil(() => root.querySelector('[part="error"]'), 'the failure is not shown', SETTLES);
+    expect(root.querySelector('[part="error"]')!.textContent).to.contain('bioid-diagnostics.js');
+    expect(root.textContent).to.contain('Connection failed. Try again.');
+    expect(root.querySelector('[part="word"]'), 'the loading word').to.equal(null);
+    expect(win.__seen.errors, 'page errors').to.deep.equal([]);
   });
 
   it('a file from another build (a cached copy of the version before) is refused as config, not run', async () => {
