@@ -2,6 +2,7 @@
 import { LitElement, type CSSResultGroup, type PropertyDeclarations } from 'lit';
 import type { Translation } from './localize.js';
 import { version } from '../version.js';
+import { keywordAttribute } from './attributes.js';
 import { defineElement } from './define.js';
 import { emit, type BioEventDetails } from './events.js';
 import { LocalizeController } from './localize.js';
@@ -18,7 +19,7 @@ export interface BioElement extends Settings {}
  * styles, the localization controller, and `emit`.
  *
  * @attr lang - Language of the element's text (en, de, fr, es); else the nearest ancestor's, else the document's.
- * @attr theme - `light` or `dark`; without it the element follows the system's colour scheme (prefers-color-scheme).
+ * @attr theme - `light` or `dark`, in any case; without it the element follows the system's colour scheme (prefers-color-scheme).
  * @fires {BioErrorDetail} bio-error - On any failure, configuration errors included. detail `{ operation, code, message, status?, retryable }`.
  * @csspart base - The card (surface, border, padding). The element is 22em wide (at most its container's) whatever it shows; set `inline-size` on it for another width.
  * @csspart error - The technical detail of a failure.
@@ -40,7 +41,11 @@ export interface BioElement extends Settings {}
 export class BioElement extends LitElement {
   static readonly sdkVersion = version;
   static override styles: CSSResultGroup = baseStyles;
-  static override properties: PropertyDeclarations = { ...settingProperties, strings: { attribute: false }, theme: { reflect: true } };
+  static override properties: PropertyDeclarations = {
+    ...settingProperties,
+    strings: { attribute: false },
+    theme: { reflect: true, converter: keywordAttribute },
+  };
 
   /** Defines this class as `tag`, once: a second script copy or version never throws (define.ts). */
   static define(tag: string): void {

@@ -49,13 +49,15 @@ export class DiagnosticsPanel {
   }
 
   async #check(): Promise<string> {
+    // The settings first: a wrong one (a blank id) rejects start() and leaves the rows as they were, not checking.
+    const settings = this.#host.settings();
     this.#update(() => {
       this.#rows = {};
       this.#image = this.#copied = undefined;
     });
     await runChecks(
       this.#host.element.localName,
-      this.#host.settings(),
+      settings,
       (id, row) => this.#update(() => (this.#rows = { ...this.#rows, [id]: row })),
       (capture) => this.#update(() => (this.#image = capture.image)),
     );

@@ -16,6 +16,7 @@ import { DEFAULT_READER_SERVICE_URL, DEFAULT_TIMEOUT_MS, own, unsupplied } from 
 import { READER_OPTIONS, readerFrom, type FingerprintReader } from '../core/reader.js';
 import { WATCH_OPTIONS, type StatusWatchOptions } from '../core/status-watch.js';
 import { brokerTokenSource } from '../core/token-broker-client.js';
+import { idAttribute, numberAttribute } from './attributes.js';
 
 /** The settings of an element as set on it or given as page defaults. */
 export interface Settings {
@@ -65,24 +66,23 @@ export interface Settings {
 
 /**
  * A setting's row: its Lit property declaration. The attribute is the kebab-case name; a function is a
- * property only; a number converts from its attribute.
+ * property only; a number and an id convert from their attribute (attributes.ts).
  */
-type SettingRow<T> = T extends number
-  ? { type: NumberConstructor }
-  : T extends (...args: never[]) => unknown
-    ? { attribute: false }
-    : object;
+type SettingRow<T> = T extends number ? typeof NUMBER : T extends (...args: never[]) => unknown ? { attribute: false } : object;
+
+const ID = { converter: idAttribute };
+const NUMBER = { converter: numberAttribute };
 
 const SETTINGS = {
   middlewareUrl: {},
   tokenEndpoint: {},
   getToken: { attribute: false },
-  integratorId: {},
-  workstationId: {},
-  deviceId: {},
+  integratorId: ID,
+  workstationId: ID,
+  deviceId: ID,
   localServiceUrl: {},
-  timeoutMs: { type: Number },
-  agentId: {},
+  timeoutMs: NUMBER,
+  agentId: ID,
   loginUrl: {},
 } satisfies { [K in keyof Settings]-?: SettingRow<NonNullable<Settings[K]>> };
 
@@ -146,15 +146,17 @@ export function onPageConfigChange(listener: () => void): () => void {
 
 /**
  * The element's own values where set (an attribute removed reads as null), else the page default: an own
- * property of the page defaults only, never one inherited from a polluted Object.prototype.
+ * property of the page defaults only, never one inherited from a polluted Object.prototype. A blank id of its
+ * own is a config error naming the attribute, not a reason to use the page default.
  */
-export function effectiveSettings(el: Partial<Record<SettingName, unknown>>): Settings {
+export function effectiveSettings(el: Element & Partial<Record<SettingName, unknown>>): Settings {
   const page = pageConfig();
   checkPageConfig(page);
   // No prototype: a setting that is not here reads as undefined, never as a polluted Object.prototype's.
   const out = Object.create(null) as Record<string, unknown>;
   for (const key of SETTING_NAMES) {
     const mine = el[key];
+    if (SETTINGS[key] === ID && typeof mine === 'string' && !mine.trim()) throw configError(`<${el.localName}>: ${kebab(key)} is empty.`);
     const value = unsupplied(mine) ? own(page, key) : mine;
     if (!unsupplied(value)) out[key] = value;
   }

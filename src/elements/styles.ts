@@ -31,10 +31,11 @@ export const baseStyles = css`
     color: var(--bio-color, var(--_text));
     font: var(--bio-font, inherit);
   }
-  :host([theme=light]) {
+  /* i: the value in any case, as HTML's own enumerated attributes (attributes.ts). */
+  :host([theme=light i]) {
     color-scheme: light;
   }
-  :host([theme=dark]) {
+  :host([theme=dark i]) {
     color-scheme: dark;
   }
   :host([hidden]) {

@@ -1,5 +1,6 @@
 /** `subject-id`, for the elements that act on one person: a small mixin over an operation element. */
 import { configError } from '../core/errors.js';
+import { idAttribute } from './attributes.js';
 import type { BioOperationElement } from './operation-element.js';
 import type { Settings } from './settings.js';
 
@@ -22,7 +23,7 @@ export const SubjectMixin = <R>(
   Base: Constructor<BioOperationElement<R>> & Statics,
 ): Constructor<SubjectInterface & BioOperationElement<R>> & Statics => {
   abstract class WithSubject extends Base {
-    static override properties = { subjectId: { attribute: 'subject-id' } };
+    static override properties = { subjectId: { attribute: 'subject-id', converter: idAttribute } };
     declare subjectId: string | undefined;
 
     protected override operationFields(settings: Settings): { subjectId?: string; agentId?: string } {
