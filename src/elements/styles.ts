@@ -152,7 +152,7 @@ export const baseStyles = css`
       --_muted: #474747;
     }
     @media (prefers-color-scheme: dark) {
-      :host(:not([theme=light])) {
+      :host(:not([theme=light i])) {
         --_surface: var(--bio-surface, #1f1f1f);
         --_accent: var(--bio-accent, #a8c7fa);
         --_success: var(--bio-success-color, #6dd58c);
@@ -162,7 +162,7 @@ export const baseStyles = css`
         --_muted: #c4c7c5;
       }
     }
-    :host([theme=dark]) {
+    :host([theme=dark i]) {
       --_surface: var(--bio-surface, #1f1f1f);
       --_accent: var(--bio-accent, #a8c7fa);
       --_success: var(--bio-success-color, #6dd58c);

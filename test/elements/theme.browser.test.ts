@@ -155,13 +155,14 @@ describe('themes', function () {
     expect(colorOf(system!)).to.equal(colorOf(prefersDark ? dark! : light!));
   });
 
-  it('where the engine has no light-dark(), each theme shows the same colours, from the plain ones of the fallback, and the page can still set them', async () => {
+  it('where the engine has no light-dark(), each theme (in any case) shows the same colours, from the plain ones of the fallback, and the page can still set them', async () => {
     installNetwork((n) =>
       n.on('POST', VERIFY_URL, () => json({ error: 'workstation_offline', message: 'Target workstation is not currently live.' }, 503)),
     );
     const holder = await fixture<HTMLDivElement>(
-      `<div><bio-verify ${ATTRS} subject-id="alice" theme="light"></bio-verify><bio-verify ${ATTRS} subject-id="alice" theme="dark"></bio-verify><bio-verify ${ATTRS} subject-id="alice"></bio-verify></div>`,
+      `<div><bio-verify ${ATTRS} subject-id="alice" theme="light"></bio-verify><bio-verify ${ATTRS} subject-id="alice" theme="dark"></bio-verify><bio-verify ${ATTRS} subject-id="alice"></bio-verify><bio-verify ${ATTRS} subject-id="alice" theme="DARK"></bio-verify></div>`,
     );
+    // theme="DARK" too: the fallback matches the attribute in any ASCII case, as the modern rules do.
     for (const el of [...holder.children] as BioVerify[]) {
       const theme = el.getAttribute('theme') ?? 'system';
       // Idle (the text colour), then failed (the error colour and the muted detail line).
