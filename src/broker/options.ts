@@ -16,6 +16,7 @@ import {
 import { BioIDError } from '../core/errors.js';
 import { tokenEndpoint, type IdpClient } from '../core/exchange.js';
 import { DEFAULT_MAX_REUSE_MS } from './user-tokens.js';
+import { DEFAULT_REFUSED_TOKEN_INTERVAL_MS, DEFAULT_REFUSED_TOKEN_MIN_AGE_MS } from './refused-token.js';
 import type { FetchLike } from '../core/http.js';
 import type { BrokerRefusal } from './refusal.js';
 import type { BrokerContext } from './context.js';
@@ -82,11 +83,35 @@ export interface TokenBrokerOptions {
   storeTimeoutMs?: number;
   /** Typed events (`BrokerEvent`) for your metrics and logs; never a token, secret or subject token. A throwing listener changes no answer. */
   onEvent?: BrokerEventListener;
+  /**
+   * `X-Refused-Token` (docs/broker-contract.md, rule 13) replaces only a token issued at least this long
+   * ago; default 1000 ms. The middleware refuses a token in its first second for a reason a new token
+   * shares (it does not know the identity provider's new signing key yet, clocks apart), and a caller who
+   * asks again at once with the hash of the token just handed out gets that token again.
+   */
+  refusedTokenMinAgeMs?: number;
+  /**
+   * `X-Refused-Token` replaces a token at most once per this interval per cache key (the organisation's
+   * token, or one user's in the RFC 8693 variant), across all instances sharing a `store`; default 10000
+   * ms. Within it, a hint is answered with the current token, so a client that loops "ask, hash the
+   * answer, ask again" costs at most one exchange per interval. Each hint is reported as a `refused-token`
+   * event (`onEvent`).
+   */
+  refusedTokenIntervalMs?: number;
+  /**
+   * How long an instance waits for the token of another instance that holds the shared store's lock before
+   * it exchanges itself; default 1000 ms, a few times what an exchange usually takes, and never longer than
+   * `timeoutMs`. A lock without an expiry, or with a longer one than a broker sets, is not waited on at
+   * all: anyone who can write to the store could have set it.
+   */
+  storeLockWaitMs?: number;
 }
 
 export const DEFAULT_BROKER_TIMEOUT_MS = 10_000;
 export const DEFAULT_STORE_TIMEOUT_MS = 100;
 export const DEFAULT_MAX_CACHED_USERS = 10_000;
+/** A few times an exchange's usual round trip (a few hundred ms across the internet): a slow one costs an extra exchange, never a request. */
+export const DEFAULT_STORE_LOCK_WAIT_MS = 1_000;
 
 /** The options after validation, with defaults applied. */
 export interface ResolvedBrokerOptions {
@@ -104,6 +129,9 @@ export interface ResolvedBrokerOptions {
   store: TokenStore | undefined;
   storeTimeoutMs: number;
   onEvent: BrokerEventListener | undefined;
+  refusedTokenMinAgeMs: number;
+  refusedTokenIntervalMs: number;
+  storeLockWaitMs: number;
 }
 
 const WHERE = 'createTokenBroker';
@@ -150,6 +178,9 @@ const OPTIONS = {
   },
   storeTimeoutMs: millisecondsOr(DEFAULT_STORE_TIMEOUT_MS),
   onEvent: optionalFunction<BrokerEventListener>,
+  refusedTokenMinAgeMs: millisecondsOr(DEFAULT_REFUSED_TOKEN_MIN_AGE_MS),
+  refusedTokenIntervalMs: millisecondsOr(DEFAULT_REFUSED_TOKEN_INTERVAL_MS),
+  storeLockWaitMs: millisecondsOr(DEFAULT_STORE_LOCK_WAIT_MS),
 };
 const EXCHANGE_OPTIONS = { subjectToken: passThrough, maxCachedUsers: passThrough, maxReuseMs: millisecondsOr(DEFAULT_MAX_REUSE_MS) };
 
@@ -185,6 +216,9 @@ export function resolveBrokerOptions(options: TokenBrokerOptions): ResolvedBroke
     store: o.store,
     storeTimeoutMs: o.storeTimeoutMs,
     onEvent: o.onEvent,
+    refusedTokenMinAgeMs: o.refusedTokenMinAgeMs,
+    refusedTokenIntervalMs: o.refusedTokenIntervalMs,
+    storeLockWaitMs: o.storeLockWaitMs,
   };
 }
 
