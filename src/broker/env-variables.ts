@@ -6,8 +6,14 @@
  */
 import { realmOf } from '../core/config.js';
 import { DEFAULT_AUDIENCE } from '../core/exchange.js';
-import { DEFAULT_BROKER_TIMEOUT_MS, DEFAULT_STORE_LOCK_WAIT_MS, DEFAULT_STORE_TIMEOUT_MS, type TokenBrokerOptions } from './options.js';
-import { DEFAULT_REFUSED_TOKEN_INTERVAL_MS, DEFAULT_REFUSED_TOKEN_MIN_AGE_MS } from './refused-token.js';
+import {
+  DEFAULT_BROKER_TIMEOUT_MS,
+  DEFAULT_REFUSED_TOKEN_INTERVAL_MS,
+  DEFAULT_REFUSED_TOKEN_MIN_AGE_MS,
+  DEFAULT_STORE_LOCK_WAIT_MS,
+  DEFAULT_STORE_TIMEOUT_MS,
+  type TokenBrokerOptions,
+} from './options.js';
 
 /** How a variable's text becomes its option's value, and the option type each kind gives. */
 export interface BrokerVariableKinds {

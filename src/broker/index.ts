@@ -26,10 +26,11 @@ export { STORE_ENV, tokenStoreFromEnv, type TokenStoreSettings } from './store-e
 export {
   DEFAULT_BROKER_TIMEOUT_MS,
   DEFAULT_MAX_CACHED_USERS,
+  DEFAULT_REFUSED_TOKEN_INTERVAL_MS,
+  DEFAULT_REFUSED_TOKEN_MIN_AGE_MS,
   DEFAULT_STORE_LOCK_WAIT_MS,
   DEFAULT_STORE_TIMEOUT_MS,
   type TokenBrokerOptions,
   type TokenExchangeOptions,
 } from './options.js';
-export { DEFAULT_REFUSED_TOKEN_INTERVAL_MS, DEFAULT_REFUSED_TOKEN_MIN_AGE_MS } from './refused-token.js';
 export type { BrokerContext } from './context.js';

@@ -15,8 +15,6 @@ import {
 } from '../core/config.js';
 import { BioIDError } from '../core/errors.js';
 import { tokenEndpoint, type IdpClient } from '../core/exchange.js';
-import { DEFAULT_MAX_REUSE_MS } from './user-tokens.js';
-import { DEFAULT_REFUSED_TOKEN_INTERVAL_MS, DEFAULT_REFUSED_TOKEN_MIN_AGE_MS } from './refused-token.js';
 import type { FetchLike } from '../core/http.js';
 import type { BrokerRefusal } from './refusal.js';
 import type { BrokerContext } from './context.js';
@@ -85,24 +83,21 @@ export interface TokenBrokerOptions {
   onEvent?: BrokerEventListener;
   /**
    * `X-Refused-Token` (docs/broker-contract.md, rule 13) replaces only a token issued at least this long
-   * ago; default 1000 ms. The middleware refuses a token in its first second for a reason a new token
-   * shares (it does not know the identity provider's new signing key yet, clocks apart), and a caller who
-   * asks again at once with the hash of the token just handed out gets that token again.
+   * ago; default 1000 ms: the middleware refuses a token in its first second for a reason a new one shares,
+   * not because it was revoked.
    */
   refusedTokenMinAgeMs?: number;
   /**
    * `X-Refused-Token` replaces a token at most once per this interval per cache key (the organisation's
-   * token, or one user's in the RFC 8693 variant), across all instances sharing a `store`; default 10000
-   * ms. Within it, a hint is answered with the current token, so a client that loops "ask, hash the
-   * answer, ask again" costs at most one exchange per interval. Each hint is reported as a `refused-token`
-   * event (`onEvent`).
+   * token, or one user's), across the instances sharing a `store`; default 10000 ms. Within it a hint gets
+   * the current token, so a client looping on the header costs one exchange per interval. Each hint is a
+   * `refused-token` event.
    */
   refusedTokenIntervalMs?: number;
   /**
-   * How long an instance waits for the token of another instance that holds the shared store's lock before
-   * it exchanges itself; default 1000 ms, a few times what an exchange usually takes, and never longer than
-   * `timeoutMs`. A lock without an expiry, or with a longer one than a broker sets, is not waited on at
-   * all: anyone who can write to the store could have set it.
+   * How long an instance waits for another instance's exchange (the store's lock) before it exchanges
+   * itself; default 1000 ms, at most `timeoutMs`. A lock without an expiry, or with a longer one than a
+   * broker sets, is not waited on: anyone who can write to the store can set one.
    */
   storeLockWaitMs?: number;
 }
@@ -110,6 +105,11 @@ export interface TokenBrokerOptions {
 export const DEFAULT_BROKER_TIMEOUT_MS = 10_000;
 export const DEFAULT_STORE_TIMEOUT_MS = 100;
 export const DEFAULT_MAX_CACHED_USERS = 10_000;
+export const DEFAULT_MAX_REUSE_MS = 60_000;
+/** A token the middleware refuses within its first second is refused for a reason a new one shares. */
+export const DEFAULT_REFUSED_TOKEN_MIN_AGE_MS = 1_000;
+/** At most six replacements a minute per cache key, however fast a client loops. */
+export const DEFAULT_REFUSED_TOKEN_INTERVAL_MS = 10_000;
 /** A few times an exchange's usual round trip (a few hundred ms across the internet): a slow one costs an extra exchange, never a request. */
 export const DEFAULT_STORE_LOCK_WAIT_MS = 1_000;
 

@@ -16,11 +16,6 @@
 import { hashToken, type TimedTokenCache } from '../core/token-cache.js';
 import type { BrokerEvent, RefusedTokenResult } from './events.js';
 
-/** A token the middleware refuses within its first second is refused for a reason a new one shares. */
-export const DEFAULT_REFUSED_TOKEN_MIN_AGE_MS = 1_000;
-/** At most six replacements a minute per cache key, however fast a client loops. */
-export const DEFAULT_REFUSED_TOKEN_INTERVAL_MS = 10_000;
-
 /** One cache key's token, as the hints for it see it. */
 export interface HintTarget {
   /** The cache key (the subject token's hash in the RFC 8693 variant, '' for the organisation's token). */
