@@ -6,7 +6,13 @@
  */
 import { parseArgs } from 'node:util';
 import { BioIDError } from 'bioid-sdk';
-import { BROKER_ENV } from 'bioid-sdk/broker';
+import {
+  BROKER_ENV,
+  DEFAULT_REFUSED_TOKEN_INTERVAL_MS,
+  DEFAULT_REFUSED_TOKEN_MIN_AGE_MS,
+  DEFAULT_STORE_LOCK_WAIT_MS,
+  DEFAULT_STORE_TIMEOUT_MS,
+} from 'bioid-sdk/broker';
 // Where `check` also reads the session cookies: an argument shows in every user's process list, the
 // environment and stdin do not (docs/broker-contract.md).
 import { CHECK_ENV } from './check-env.js';
@@ -45,7 +51,12 @@ Usage:
         ${BROKER_ENV.tokenStoreUsername}, ${BROKER_ENV.tokenStorePassword}
                                  the store's ACL user and password, for every scheme (unix://
                                  too), instead of user:password@ in the URL
-        ${BROKER_ENV.tokenStoreTimeoutMs}   bound on each store call, ms (default 100)
+        ${BROKER_ENV.tokenStoreTimeoutMs}   bound on each store call, ms (default ${DEFAULT_STORE_TIMEOUT_MS})
+        ${BROKER_ENV.tokenStoreLockWaitMs}   how long to wait for another instance's exchange,
+                                 ms (default ${DEFAULT_STORE_LOCK_WAIT_MS}); a lock that never expires is not waited on
+        ${BROKER_ENV.refusedTokenMinAgeMs}, ${BROKER_ENV.refusedTokenIntervalMs}
+                                 X-Refused-Token replaces only a token at least this old (default
+                                 ${DEFAULT_REFUSED_TOKEN_MIN_AGE_MS} ms), at most once per interval (default ${DEFAULT_REFUSED_TOKEN_INTERVAL_MS} ms)
         ${SERVE_ENV.port} (default ${DEFAULT_PORT}, 0 = any free port), ${SERVE_ENV.host} (default ${DEFAULT_HOST})
         ${SERVE_ENV.metricsPort}   Prometheus metrics at http://<host>:<port>/metrics (off when unset)
         ${SERVE_ENV.metricsHost}   the metrics listener's interface (default ${DEFAULT_METRICS_HOST})

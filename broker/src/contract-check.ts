@@ -191,6 +191,8 @@ export async function checkBroker(url: string, options: CheckOptions = {}): Prom
     for (const rule of [8, 9, 12, 13]) skip(rule, 'not probed with --expect-502 (no token can be issued)');
   } else {
     const first = await probe('signed-in GET', 'GET', signedIn({ 'Sec-Fetch-Site': 'cross-site' }));
+    /** When token A was first answered: a broker may keep a token it served moments ago (rule 13). */
+    const firstAt = Date.now();
     if (answered(8, first)) token = checkSuccess(first, fail);
     if (reasonOf(first) === 'no-cookie') fail(5, 'a cross-site request that carries the session cookie got reason "no-cookie"');
     /** The second signed-in GET's token and expires_in (rule 9), which rule 13 starts from. */
@@ -265,7 +267,7 @@ export async function checkBroker(url: string, options: CheckOptions = {}): Prom
         if (replaced === token) {
           skip(
             13,
-            'the broker ignores X-Refused-Token (optional): it answered token A again, so after the middleware refuses a token the SDK reports "unauthorized" until the broker renews it',
+            `the broker ignores X-Refused-Token (optional), or replaces no token served as recently as token A (${((Date.now() - firstAt) / 1000).toFixed(1)} s before): it answered token A again, so after the middleware refuses a token the SDK reports "unauthorized" until the broker renews it`,
           );
         } else if (replaced !== undefined) {
           const again = await refusing('the hash of token A again', hashToken(token));

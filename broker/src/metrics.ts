@@ -2,11 +2,12 @@
  * `GET /metrics` of `bioid-broker serve` (docs/operations.md): Prometheus text from prom-client on a
  * listener of its own (BIOID_METRICS_PORT, BIOID_METRICS_HOST), fed by the broker's events only
  * (`createTokenBroker({ onEvent })`), plus prom-client's process metrics. Labels are the events' closed
- * sets of words (outcome, grant, result, operation): nothing a caller sends becomes a label.
+ * sets of words (outcome, grant, result, operation): nothing a caller sends becomes a label, not even
+ * the X-Refused-Token it sends (only what the broker made of it).
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { BrokerEvent, ExchangeEvent, RequestOutcome, StoreOperation } from 'bioid-sdk/broker';
+import type { BrokerEvent, ExchangeEvent, RefusedTokenResult, RequestOutcome, StoreOperation } from 'bioid-sdk/broker';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 const OUTCOMES: RequestOutcome[] = [
@@ -24,6 +25,7 @@ const OUTCOMES: RequestOutcome[] = [
 const GRANTS: ExchangeEvent['grant'][] = ['client_credentials', 'token-exchange'];
 const RESULTS: ExchangeEvent['result'][] = ['ok', 'refused', 'failed'];
 const OPERATIONS: StoreOperation[] = ['get', 'set', 'delete', 'lock'];
+const HINT_RESULTS: RefusedTokenResult[] = ['honoured', 'not-held', 'too-young', 'too-soon'];
 /**
  * An IdP round trip: a few milliseconds on the same network, a few hundred across the internet, up to
  * the exchange timeout (BIOID_TIMEOUT_MS, default 10 s).
@@ -73,8 +75,14 @@ export function brokerMetrics(): BrokerMetrics {
   });
   const storeErrors = new Counter({
     name: 'bioid_broker_store_errors_total',
-    help: 'Shared token store operations that failed or timed out (the request was served without the store).',
+    help: 'Shared token store operations that failed or timed out, or locks not waited for (the request was served without the store).',
     labelNames: ['operation'] as const,
+    registers: [registry],
+  });
+  const hints = new Counter({
+    name: 'bioid_broker_refused_token_hints_total',
+    help: 'Requests that named a refused token (X-Refused-Token), by result: honoured (replaced), or ignored: not-held, too-young, too-soon.',
+    labelNames: ['result'] as const,
     registers: [registry],
   });
   // Every series exists from the start at 0, so a rate or a ratio has a value before the first event;
@@ -88,7 +96,8 @@ export function brokerMetrics(): BrokerMetrics {
     ),
   );
   const byOperation = new Map(OPERATIONS.map((operation) => [operation, storeErrors.labels(operation)]));
-  for (const child of [...byOutcome.values(), ...byOperation.values()]) child.inc(0);
+  const byHint = new Map(HINT_RESULTS.map((result) => [result, hints.labels(result)]));
+  for (const child of [...byOutcome.values(), ...byOperation.values(), ...byHint.values()]) child.inc(0);
   for (const { count } of byExchange.values()) count.inc(0);
 
   return {
@@ -103,6 +112,8 @@ export function brokerMetrics(): BrokerMetrics {
         child?.time.observe(event.durationMs / 1000);
       } else if (event.type === 'store-error') {
         byOperation.get(event.operation)?.inc();
+      } else if (event.type === 'refused-token') {
+        byHint.get(event.result)?.inc();
       }
     },
   };

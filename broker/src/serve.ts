@@ -121,6 +121,9 @@ export async function serve({
       lastStoreError = `${event.operation} ${event.kind}`;
       storeErrorLine();
       if (debug) log.debug({ event: 'store-error', operation: event.operation, kind: event.kind });
+    } else if (debug && event.type === 'refused-token') {
+      // The result only: the hint is the hash of a token, which no line holds either.
+      log.debug({ event: 'refused-token', result: event.result });
     } else if (debug && event.type === 'exchange') {
       log.debug({
         event: 'exchange',

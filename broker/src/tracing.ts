@@ -6,7 +6,7 @@
  *    `server.port`, `http.response.status_code` and `error.type`, and the histogram
  *    `http.client.request.duration` (seconds) with the same attributes but the URL;
  *  - each shared token store call is a database client span named after its Redis command (`GET`,
- *    `SET`, `DEL`, `EVAL`), with `db.system.name` and `db.operation.name`.
+ *    `SET`, `DEL`, `EVAL`, `PTTL`), with `db.system.name` and `db.operation.name`.
  * No span or attribute carries a header, a body, a key or a value: no cookie, token or secret.
  */
 import { SpanKind, SpanStatusCode, context, metrics, propagation, trace, type Attributes, type Span } from '@opentelemetry/api';
@@ -65,7 +65,7 @@ function errorType(error: unknown): string {
 }
 
 /** Redis commands of `redisTokenStore`, by store method. */
-const COMMANDS = { get: 'GET', set: 'SET', delete: 'DEL', setIfAbsent: 'SET', compareAndDelete: 'EVAL' } as const;
+const COMMANDS = { get: 'GET', set: 'SET', delete: 'DEL', setIfAbsent: 'SET', compareAndDelete: 'EVAL', remainingMs: 'PTTL' } as const;
 
 /** The store with a database client span around each call; `where` gives `server.address`/`server.port`. */
 export function tracedStore(store: TokenStore, where: { address?: string; port?: number }): TokenStore {
@@ -100,5 +100,9 @@ export function tracedStore(store: TokenStore, where: { address?: string; port?:
     delete: (key) => around('delete', () => store.delete(key)),
     setIfAbsent: (key, value, ttlMs) => around('setIfAbsent', () => store.setIfAbsent(key, value, ttlMs)),
     compareAndDelete: (key, value) => around('compareAndDelete', () => store.compareAndDelete(key, value)),
+    // Optional in a TokenStore: kept optional, so the broker sees the store as it is.
+    ...(typeof store.remainingMs === 'function' && {
+      remainingMs: (key: string) => around('remainingMs', () => store.remainingMs!(key)),
+    }),
   };
 }

@@ -6,7 +6,14 @@
  */
 import { realmOf } from '../core/config.js';
 import { DEFAULT_AUDIENCE } from '../core/exchange.js';
-import { DEFAULT_BROKER_TIMEOUT_MS, DEFAULT_STORE_TIMEOUT_MS, type TokenBrokerOptions } from './options.js';
+import {
+  DEFAULT_BROKER_TIMEOUT_MS,
+  DEFAULT_REFUSED_TOKEN_INTERVAL_MS,
+  DEFAULT_REFUSED_TOKEN_MIN_AGE_MS,
+  DEFAULT_STORE_LOCK_WAIT_MS,
+  DEFAULT_STORE_TIMEOUT_MS,
+  type TokenBrokerOptions,
+} from './options.js';
 
 /** How a variable's text becomes its option's value, and the option type each kind gives. */
 export interface BrokerVariableKinds {
@@ -165,6 +172,27 @@ export const BROKER_VARIABLES = {
     kind: 'store',
     unset: "none (the URL's, if any)",
     doc: "the store's password (`requirepass`, or the ACL user's) for every scheme, `unix://` included, kept apart from the URL (a Kubernetes Secret); never logged",
+  },
+  refusedTokenMinAgeMs: {
+    env: 'BIOID_REFUSED_TOKEN_MIN_AGE_MS',
+    option: 'refusedTokenMinAgeMs',
+    kind: 'milliseconds',
+    default: DEFAULT_REFUSED_TOKEN_MIN_AGE_MS,
+    doc: '`X-Refused-Token` ([rule 13](broker-contract.md)) replaces only a token issued at least this many ms ago',
+  },
+  refusedTokenIntervalMs: {
+    env: 'BIOID_REFUSED_TOKEN_INTERVAL_MS',
+    option: 'refusedTokenIntervalMs',
+    kind: 'milliseconds',
+    default: DEFAULT_REFUSED_TOKEN_INTERVAL_MS,
+    doc: '`X-Refused-Token` replaces a token at most once per this many ms per cache key, across the instances sharing a store; within it the current token is answered',
+  },
+  tokenStoreLockWaitMs: {
+    env: 'BIOID_TOKEN_STORE_LOCK_WAIT_MS',
+    option: 'storeLockWaitMs',
+    kind: 'milliseconds',
+    default: DEFAULT_STORE_LOCK_WAIT_MS,
+    doc: "how long an instance waits for the token of the instance holding the store's lock before it exchanges itself (at most `BIOID_TIMEOUT_MS`); a lock that never expires, or outlives a broker's, is not waited on",
   },
 } as const satisfies Record<string, BrokerVariable>;
 

@@ -9,13 +9,32 @@ import type { BrokerContext } from './context.js';
 export type StoreOperation = 'get' | 'set' | 'delete' | 'lock';
 
 /**
- * A shared token store operation failed (`error`) or did not answer within `storeTimeoutMs` (`timeout`).
- * The request went on as without a store: no token request fails because of the store.
+ * A shared token store operation failed (`error`) or did not answer within `storeTimeoutMs` (`timeout`),
+ * or (`held`, operation `lock`) the exchange lock was held by someone this instance did not wait for: a
+ * lock without an expiry or with a longer one than a broker sets, which no broker leaves, or one still held
+ * after `storeLockWaitMs`. The request went on as without a store: no token request fails because of the
+ * store.
  */
 export interface StoreErrorEvent {
   type: 'store-error';
   operation: StoreOperation;
-  kind: 'timeout' | 'error';
+  kind: 'timeout' | 'error' | 'held';
+}
+
+/**
+ * What became of a request's `X-Refused-Token` (docs/broker-contract.md, rule 13), a claim from the
+ * caller that the middleware refused a token: `honoured` (the token was dropped and replaced), or ignored
+ * and answered with the current token: `not-held` (the hash names no token the broker holds for the
+ * caller: already replaced, or no token's hash at all), `too-young` (the token was issued less than
+ * `refusedTokenMinAgeMs` ago) or `too-soon` (a refused token of the same cache key was replaced less than
+ * `refusedTokenIntervalMs` ago, here or, with a shared store, by another instance).
+ */
+export type RefusedTokenResult = 'honoured' | 'not-held' | 'too-young' | 'too-soon';
+
+/** A request that named a refused token by its hash (`X-Refused-Token`), and what the broker made of it. */
+export interface RefusedTokenEvent {
+  type: 'refused-token';
+  result: RefusedTokenResult;
 }
 
 /**
@@ -57,7 +76,7 @@ export interface ExchangeEvent {
 }
 
 /** Every event the broker reports; switch on `type`. More kinds may join this union. */
-export type BrokerEvent = RequestEvent | ExchangeEvent | StoreErrorEvent;
+export type BrokerEvent = RequestEvent | ExchangeEvent | StoreErrorEvent | RefusedTokenEvent;
 
 /**
  * A listener of broker events. A `request` event comes with the context of its request (the Node adapter's

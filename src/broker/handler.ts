@@ -12,7 +12,7 @@
  */
 import { BioIDError } from '../core/errors.js';
 import { clientCredentialsForm, exchangeToken, tokenExchangeForm } from '../core/exchange.js';
-import { TimedTokenCache, type IssuedToken } from '../core/token-cache.js';
+import { TimedTokenCache, type DatedToken, type IssuedToken } from '../core/token-cache.js';
 import { corsHeaders, preflightAnswer, type HeaderRecord } from './cors.js';
 import type { BrokerContext } from './context.js';
 import { resolveBrokerOptions, type TokenBrokerOptions } from './options.js';
@@ -20,7 +20,8 @@ import { defaultRefusalLog, refusalOrigin, type RefusalReason } from './refusal.
 import { tokenCacheKey } from './cache-key.js';
 import { outcomeOf, safeEmitter, type ExchangeEvent } from './events.js';
 import { SharedTokens } from './shared-tokens.js';
-import { UserTokens, unlessRefused } from './user-tokens.js';
+import { RefusedTokens } from './refused-token.js';
+import { UserTokens } from './user-tokens.js';
 
 export type TokenBrokerHandler = (request: Request, context?: BrokerContext) => Promise<Response>;
 
@@ -153,7 +154,13 @@ export function createBrokerCore(options: TokenBrokerOptions): BrokerCore {
   const exchange = config.tokenExchange;
   const emit = safeEmitter(config.onEvent);
   const store = config.store
-    ? new SharedTokens({ store: config.store, timeoutMs: config.storeTimeoutMs, waitMs: timeoutMs, emit })
+    ? new SharedTokens({
+        store: config.store,
+        timeoutMs: config.storeTimeoutMs,
+        waitMs: timeoutMs,
+        lockWaitMs: config.storeLockWaitMs,
+        emit,
+      })
     : undefined;
   /** An IdP exchange, reported as an `exchange` event with its result and duration. */
   const timed = async (grant: ExchangeEvent['grant'], form: URLSearchParams): Promise<IssuedToken> => {
@@ -177,17 +184,29 @@ export function createBrokerCore(options: TokenBrokerOptions): BrokerCore {
   };
   const machineToken = () => timed('client_credentials', clientCredentialsForm(client));
   const machineKey = tokenCacheKey(endpoint, client, 'client_credentials');
+  /** A cache key in the store: the organisation's token (''), or a user's by their subject token's hash. */
+  const storeKey = (key: string) => (exchange ? tokenCacheKey(endpoint, client, 'token-exchange', key) : machineKey);
+  // Rule 13: X-Refused-Token is the caller's word, honoured within bounds (refused-token.ts).
+  const refusals = new RefusedTokens({
+    minAgeMs: config.refusedTokenMinAgeMs,
+    intervalMs: config.refusedTokenIntervalMs,
+    emit,
+    ...(store && {
+      claim: (key: string, intervalMs: number) => store.claim(`${storeKey(key)}#refused`, intervalMs),
+      forget: (key: string) => store.forget(storeKey(key)),
+    }),
+  });
   const shared = exchange ? undefined : new TimedTokenCache(store ? () => store.obtain(machineKey, machineToken) : machineToken);
+  const machine = shared && RefusedTokens.target('', shared);
   const userToken = (subjectToken: string): Promise<IssuedToken> => timed('token-exchange', tokenExchangeForm(client, subjectToken));
   const perUser = exchange
-    ? new UserTokens(
-        store ? (subjectToken, hash) => sharedUserToken(store, subjectToken, hash) : userToken,
-        exchange.maxCachedUsers,
-        exchange.maxReuseMs,
+    ? new UserTokens(store ? (subjectToken, hash) => sharedUserToken(store, subjectToken, hash) : userToken, exchange.maxCachedUsers, {
+        maxReuseMs: exchange.maxReuseMs,
         // A user's earlier subject token retired here is dropped from the store too (never awaited:
         // forget never throws and is bounded by storeTimeoutMs).
-        store ? (hash) => store.forget(tokenCacheKey(endpoint, client, 'token-exchange', hash)) : undefined,
-      )
+        onRetire: store && ((hash) => store.forget(storeKey(hash))),
+        refusals,
+      })
     : undefined;
 
   /**
@@ -195,8 +214,8 @@ export function createBrokerCore(options: TokenBrokerOptions): BrokerCore {
    * serves it longer than the revocation bound; a subject token the IdP refuses is dropped from the store
    * too, so the other instances ask the IdP again instead of serving what was cached for it.
    */
-  async function sharedUserToken(sharedStore: SharedTokens, subjectToken: string, subjectTokenHash: string): Promise<IssuedToken> {
-    const key = tokenCacheKey(endpoint, client, 'token-exchange', subjectTokenHash);
+  async function sharedUserToken(sharedStore: SharedTokens, subjectToken: string, subjectTokenHash: string): Promise<DatedToken> {
+    const key = storeKey(subjectTokenHash);
     try {
       return await sharedStore.obtain(key, async () => {
         const issued = await userToken(subjectToken);
@@ -219,9 +238,9 @@ export function createBrokerCore(options: TokenBrokerOptions): BrokerCore {
     origin: string | null,
   ): Promise<{ accessToken: string; remaining: number | undefined } | BrokerAnswer> {
     const refused = input.header('x-refused-token');
-    if (shared) {
-      const accessToken = await unlessRefused(shared, await shared.get(), refused, () => store?.forget(machineKey));
-      return { accessToken, remaining: shared.remainingSeconds() };
+    if (machine) {
+      const accessToken = await refusals.answer(machine, await machine.cache.get(), refused);
+      return { accessToken, remaining: machine.cache.remainingSeconds() };
     }
     let subjectToken: unknown;
     try {

@@ -11,6 +11,8 @@ export type {
   BrokerEvent,
   BrokerEventListener,
   ExchangeEvent,
+  RefusedTokenEvent,
+  RefusedTokenResult,
   RequestEvent,
   RequestOutcome,
   StoreErrorEvent,
@@ -24,6 +26,9 @@ export { STORE_ENV, tokenStoreFromEnv, type TokenStoreSettings } from './store-e
 export {
   DEFAULT_BROKER_TIMEOUT_MS,
   DEFAULT_MAX_CACHED_USERS,
+  DEFAULT_REFUSED_TOKEN_INTERVAL_MS,
+  DEFAULT_REFUSED_TOKEN_MIN_AGE_MS,
+  DEFAULT_STORE_LOCK_WAIT_MS,
   DEFAULT_STORE_TIMEOUT_MS,
   type TokenBrokerOptions,
   type TokenExchangeOptions,

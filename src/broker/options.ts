@@ -15,7 +15,6 @@ import {
 } from '../core/config.js';
 import { BioIDError } from '../core/errors.js';
 import { tokenEndpoint, type IdpClient } from '../core/exchange.js';
-import { DEFAULT_MAX_REUSE_MS } from './user-tokens.js';
 import type { FetchLike } from '../core/http.js';
 import type { BrokerRefusal } from './refusal.js';
 import type { BrokerContext } from './context.js';
@@ -82,11 +81,37 @@ export interface TokenBrokerOptions {
   storeTimeoutMs?: number;
   /** Typed events (`BrokerEvent`) for your metrics and logs; never a token, secret or subject token. A throwing listener changes no answer. */
   onEvent?: BrokerEventListener;
+  /**
+   * `X-Refused-Token` (docs/broker-contract.md, rule 13) replaces only a token issued at least this long
+   * ago; default 1000 ms: the middleware refuses a token in its first second for a reason a new one shares,
+   * not because it was revoked.
+   */
+  refusedTokenMinAgeMs?: number;
+  /**
+   * `X-Refused-Token` replaces a token at most once per this interval per cache key (the organisation's
+   * token, or one user's), across the instances sharing a `store`; default 10000 ms. Within it a hint gets
+   * the current token, so a client looping on the header costs one exchange per interval. Each hint is a
+   * `refused-token` event.
+   */
+  refusedTokenIntervalMs?: number;
+  /**
+   * How long an instance waits for another instance's exchange (the store's lock) before it exchanges
+   * itself; default 1000 ms, at most `timeoutMs`. A lock without an expiry, or with a longer one than a
+   * broker sets, is not waited on: anyone who can write to the store can set one.
+   */
+  storeLockWaitMs?: number;
 }
 
 export const DEFAULT_BROKER_TIMEOUT_MS = 10_000;
 export const DEFAULT_STORE_TIMEOUT_MS = 100;
 export const DEFAULT_MAX_CACHED_USERS = 10_000;
+export const DEFAULT_MAX_REUSE_MS = 60_000;
+/** A token the middleware refuses within its first second is refused for a reason a new one shares. */
+export const DEFAULT_REFUSED_TOKEN_MIN_AGE_MS = 1_000;
+/** At most six replacements a minute per cache key, however fast a client loops. */
+export const DEFAULT_REFUSED_TOKEN_INTERVAL_MS = 10_000;
+/** A few times an exchange's usual round trip (a few hundred ms across the internet): a slow one costs an extra exchange, never a request. */
+export const DEFAULT_STORE_LOCK_WAIT_MS = 1_000;
 
 /** The options after validation, with defaults applied. */
 export interface ResolvedBrokerOptions {
@@ -104,6 +129,9 @@ export interface ResolvedBrokerOptions {
   store: TokenStore | undefined;
   storeTimeoutMs: number;
   onEvent: BrokerEventListener | undefined;
+  refusedTokenMinAgeMs: number;
+  refusedTokenIntervalMs: number;
+  storeLockWaitMs: number;
 }
 
 const WHERE = 'createTokenBroker';
@@ -150,6 +178,9 @@ const OPTIONS = {
   },
   storeTimeoutMs: millisecondsOr(DEFAULT_STORE_TIMEOUT_MS),
   onEvent: optionalFunction<BrokerEventListener>,
+  refusedTokenMinAgeMs: millisecondsOr(DEFAULT_REFUSED_TOKEN_MIN_AGE_MS),
+  refusedTokenIntervalMs: millisecondsOr(DEFAULT_REFUSED_TOKEN_INTERVAL_MS),
+  storeLockWaitMs: millisecondsOr(DEFAULT_STORE_LOCK_WAIT_MS),
 };
 const EXCHANGE_OPTIONS = { subjectToken: passThrough, maxCachedUsers: passThrough, maxReuseMs: millisecondsOr(DEFAULT_MAX_REUSE_MS) };
 
@@ -185,6 +216,9 @@ export function resolveBrokerOptions(options: TokenBrokerOptions): ResolvedBroke
     store: o.store,
     storeTimeoutMs: o.storeTimeoutMs,
     onEvent: o.onEvent,
+    refusedTokenMinAgeMs: o.refusedTokenMinAgeMs,
+    refusedTokenIntervalMs: o.refusedTokenIntervalMs,
+    storeLockWaitMs: o.storeLockWaitMs,
   };
 }
 

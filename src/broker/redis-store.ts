@@ -5,7 +5,8 @@
  *
  * What Redis holds (docs/broker.md, "Several instances"): key names `prefix` + hex HMAC of the broker's
  * cache key, values AES-256-GCM bound to their key name (store-crypto.ts). The encryption key is never
- * sent to Redis. Lock values are only compared, so they are stored as their HMAC.
+ * sent to Redis. Lock values are only compared, so they are stored as their HMAC. A lock's remaining life
+ * is read with PTTL (`remainingMs`), when the client has it.
  */
 import { BioIDError } from '../core/errors.js';
 import { StoreCipher, readEncryptionKeys } from './store-crypto.js';
@@ -17,6 +18,8 @@ export interface RedisClientLike {
   set(key: string, value: string, options: { expiration: { type: 'PX'; value: number }; condition?: 'NX' }): Promise<unknown>;
   del(keys: string | string[]): Promise<unknown>;
   eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
+  /** PTTL: optional, so a client typed before it still fits; without it the store has no `remainingMs`. */
+  pTTL?(key: string): Promise<unknown>;
 }
 
 export interface RedisTokenStoreOptions {
@@ -50,8 +53,9 @@ export function redisTokenStore(options: RedisTokenStoreOptions): TokenStore {
   if (typeof prefix !== 'string') throw new BioIDError('config', `${WHERE}: prefix must be a string such as "${DEFAULT_STORE_PREFIX}".`);
   const names = async (key: string) => (await cipher.names(key)).map((name) => prefix + name);
   const ttl = (ttlMs: number) => ({ type: 'PX' as const, value: Math.max(1, Math.ceil(ttlMs)) });
+  const pTTL = typeof client.pTTL === 'function' ? client.pTTL.bind(client) : undefined;
 
-  return {
+  const store: TokenStore = {
     async get(key) {
       // The encrypting key's name first; older keys' names only on a miss (while keys rotate).
       for (const name of await names(key)) {
@@ -81,4 +85,13 @@ export function redisTokenStore(options: RedisTokenStoreOptions): TokenStore {
       return Number(reply) === 1;
     },
   };
+  if (pTTL) {
+    store.remainingMs = async (key) => {
+      const [name] = await names(key);
+      // PTTL: -2 when the key is absent, -1 when it has no expiry (a lock no broker sets: see TokenStore).
+      const reply = Number(await pTTL(name));
+      return reply === -1 ? Infinity : reply >= 0 ? reply : undefined;
+    };
+  }
+  return store;
 }

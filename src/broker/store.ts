@@ -6,7 +6,9 @@
  * Object can implement it too.
  *
  * Keys and values are opaque strings. An implementation may fail or be slow: the broker bounds every call
- * (`storeTimeoutMs`) and treats a failure as a miss.
+ * (`storeTimeoutMs`) and treats a failure as a miss. `remainingMs` is optional: a store written before it
+ * still works, without the check it allows (a lock that never expires is then waited on for
+ * `storeLockWaitMs`).
  */
 export interface TokenStore {
   /** The value stored under `key`, or undefined (null is read as undefined too). */
@@ -18,6 +20,12 @@ export interface TokenStore {
   setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean>;
   /** Atomically deletes `key` only if it holds `value` (the lock released by its holder only); true when it deleted. */
   compareAndDelete(key: string, value: string): Promise<boolean>;
+  /**
+   * Optional: how many milliseconds `key` has left to live, `Infinity` when it never expires, undefined (or
+   * null) when it holds nothing (Redis's PTTL). The broker asks it of a lock it did not get: one that never
+   * expires, or lives longer than a broker's own lock, was set by no broker and is not waited on.
+   */
+  remainingMs?(key: string): Promise<number | undefined | null>;
 }
 
 interface Held {
@@ -27,7 +35,7 @@ interface Held {
 
 /**
  * A `TokenStore` in this process's memory, for one instance or for tests. Expired entries are dropped
- * when read and swept as new ones arrive.
+ * when read and swept as new ones arrive. A `ttlMs` of `Infinity` stores a value that never expires.
  */
 export function memoryTokenStore(options: { now?: () => number } = {}): TokenStore {
   const now = options.now ?? Date.now;
@@ -65,6 +73,10 @@ export function memoryTokenStore(options: { now?: () => number } = {}): TokenSto
       if (live(key)?.value !== value) return false;
       entries.delete(key);
       return true;
+    },
+    async remainingMs(key) {
+      const held = live(key);
+      return held && held.expiresAt - now();
     },
   };
 }

@@ -17,13 +17,15 @@
  *  - when a user's subject token changes (an exchange of a new one issues a token for the same `sub`), the
  *    entries of that user's earlier subject tokens are dropped at once.
  */
-import { TimedTokenCache, hashToken, type IssuedToken, type TokenCache } from '../core/token-cache.js';
+import { TimedTokenCache, hashToken, type DatedToken } from '../core/token-cache.js';
+import { DEFAULT_MAX_REUSE_MS, DEFAULT_REFUSED_TOKEN_INTERVAL_MS, DEFAULT_REFUSED_TOKEN_MIN_AGE_MS } from './options.js';
+import { RefusedTokens, type HintTarget } from './refused-token.js';
 
-export const DEFAULT_MAX_REUSE_MS = 60_000;
-
-/** One end user's cache. */
-class Entry {
+/** One end user's cache, and the hints (X-Refused-Token) for its tokens. */
+class Entry implements HintTarget {
   readonly cache: TimedTokenCache;
+  honouredAt = -Infinity;
+  replacing?: HintTarget['replacing'];
   /** The subject token for the exchange in flight; cleared when it settles. */
   subjectToken: string | undefined;
   /** Requests currently waiting on this entry; a busy entry is never evicted. */
@@ -33,7 +35,11 @@ class Entry {
   /** False for an entry never put in the map (it was full of exchanges in flight): it serves one request. */
   stored = false;
 
-  constructor(exchange: (subjectToken: string) => Promise<IssuedToken>) {
+  constructor(
+    /** The subject token's hash. */
+    readonly key: string,
+    exchange: (subjectToken: string) => Promise<DatedToken>,
+  ) {
     this.cache = new TimedTokenCache(() => {
       const token = this.subjectToken;
       if (token === undefined) return Promise.reject(new Error('no subject token for this exchange'));
@@ -50,26 +56,42 @@ export interface UserTokenResult {
   remainingSeconds: number | undefined;
 }
 
+export interface UserTokensOptions {
+  /** Default DEFAULT_MAX_REUSE_MS. */
+  maxReuseMs?: number;
+  /**
+   * Told the hash of each subject token whose entry is retired here (replaced by a newer one), so a shared
+   * store can drop it too.
+   */
+  onRetire?: (subjectTokenHash: string) => unknown;
+  /** Judges X-Refused-Token (rule 13) for an entry, keyed by its subject token's hash; default: the defaults, no store. */
+  refusals?: RefusedTokens;
+}
+
 export class UserTokens {
   private readonly entries = new Map<string, Entry>();
+  private readonly maxReuseMs: number;
+  private readonly onRetire: UserTokensOptions['onRetire'];
+  private readonly refusals: RefusedTokens;
 
   constructor(
     /** Given the subject token and its hash (the key of its entry, so a shared store need not hash it again). */
-    private readonly exchange: (subjectToken: string, subjectTokenHash: string) => Promise<IssuedToken>,
+    private readonly exchange: (subjectToken: string, subjectTokenHash: string) => Promise<DatedToken>,
     private readonly maxEntries: number,
-    private readonly maxReuseMs = DEFAULT_MAX_REUSE_MS,
-    /**
-     * Told the hash of each subject token whose entry is retired here (replaced by a newer one, or its
-     * token refused by the middleware), so a shared store can drop it too; awaited for a refusal.
-     */
-    private readonly onRetire?: (subjectTokenHash: string) => unknown,
-  ) {}
+    options: UserTokensOptions = {},
+  ) {
+    this.maxReuseMs = options.maxReuseMs ?? DEFAULT_MAX_REUSE_MS;
+    this.onRetire = options.onRetire;
+    this.refusals =
+      options.refusals ??
+      new RefusedTokens({ minAgeMs: DEFAULT_REFUSED_TOKEN_MIN_AGE_MS, intervalMs: DEFAULT_REFUSED_TOKEN_INTERVAL_MS, emit: () => {} });
+  }
 
   get size(): number {
     return this.entries.size;
   }
 
-  /** The user's token; `refused`, the hash of a token the middleware refused (X-Refused-Token), replaces that one. */
+  /** The user's token; `refused`, the hash of a token the middleware refused (X-Refused-Token), may replace that one (refused-token.ts). */
   async get(subjectToken: string, refused?: string | null): Promise<UserTokenResult> {
     const key = await hashToken(subjectToken);
     let entry = this.entries.get(key);
@@ -90,7 +112,7 @@ export class UserTokens {
       const held = await entry.cache.get();
       // An exchange just made consumed the subject token: re-arm it for a refusal's exchange.
       entry.subjectToken = subjectToken;
-      const accessToken = await unlessRefused(entry.cache, held, refused, () => this.onRetire?.(key));
+      const accessToken = await this.refusals.answer(entry, held, refused);
       return { accessToken, remainingSeconds: entry.cache.remainingSeconds() };
     } catch (error) {
       // A failure is not cached (TokenCache) and leaves no entry behind either.
@@ -104,14 +126,14 @@ export class UserTokens {
 
   /** An entry whose exchanges are reused for `maxReuseMs` at most and retire the user's earlier entries. */
   private newEntry(key: string): Entry {
-    const entry = new Entry(async (subjectToken) => {
+    const entry = new Entry(key, async (subjectToken) => {
       const issued = await this.exchange(subjectToken, key);
       entry.user = userOf(issued.accessToken);
       // An entry already retired (a newer subject token won meanwhile) retires nothing. One never stored
       // (the map was full of exchanges in flight) still retires the user's earlier entries: it may be the
       // newest subject token, and dropping a newer one only costs an exchange.
       if (entry.user !== undefined && (!entry.stored || this.entries.get(key) === entry)) this.retireOthers(key, entry.user);
-      return { accessToken: issued.accessToken, expiresIn: Math.min(issued.expiresIn ?? Infinity, this.maxReuseMs / 1000) };
+      return { ...issued, expiresIn: Math.min(issued.expiresIn ?? Infinity, this.maxReuseMs / 1000) };
     });
     return entry;
   }
@@ -156,22 +178,4 @@ function userOf(accessToken: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/**
- * Rule 13 (docs/broker-contract.md): a client names the token the middleware refused by its hash
- * (X-Refused-Token). Only when that is the token `cache` holds is it dropped and exchanged again; the
- * next token has another hash, so each token causes at most one exchange, and concurrent requests share
- * it (single flight). Any other value, or none, changes nothing.
- */
-export async function unlessRefused(
-  cache: TokenCache,
-  token: string,
-  refused: string | null | undefined,
-  forget?: () => unknown,
-): Promise<string> {
-  if (!refused || refused !== (await hashToken(token))) return token;
-  // A shared store drops it first, or the refresh would be answered with the refused token again.
-  await forget?.();
-  return cache.refresh(token);
 }

@@ -89,12 +89,40 @@ export class TokenCache {
   }
 }
 
+/** A token as a broker obtains it: `issuedAt`, when it was issued earlier (read from a shared store), else now. */
+export interface DatedToken extends IssuedToken {
+  /** Epoch ms at which the token was issued, when that was before it was obtained here. */
+  issuedAt?: number;
+}
+
 /**
  * A TokenCache that also tells how long its token has left, for a token broker to report as its answers'
- * expires_in (src/broker/handler.ts, user-tokens.ts). A class apart: the browser script's caches never
- * report it, so the script does not carry it.
+ * expires_in (src/broker/handler.ts, user-tokens.ts), and how long ago it was issued, for the broker to
+ * judge a client's claim that the middleware refused it (src/broker/refused-token.ts). A class apart: the
+ * browser script's caches never report either, so the script does not carry it.
  */
 export class TimedTokenCache extends TokenCache {
+  /** The last token obtained and when it was issued; `servedMs` trusts it only while it is the held one. */
+  private readonly issued: { token?: string; at: number };
+
+  constructor(obtain: (refused?: string) => Promise<DatedToken>, now: () => number = Date.now) {
+    const issued: { token?: string; at: number } = { at: 0 };
+    super(async (refused) => {
+      const token = await obtain(refused);
+      issued.token = token.accessToken;
+      issued.at = token.issuedAt ?? now();
+      return token;
+    }, now);
+    this.issued = issued;
+  }
+
+  /** Milliseconds since `token` was issued, while it is the token this cache hands out; undefined otherwise. */
+  servedMs(token: string): number | undefined {
+    const { held, issued } = this;
+    if (held?.value !== token || issued.token !== token || !(this.now() < held.expiresAt)) return undefined;
+    return Math.max(0, this.now() - issued.at);
+  }
+
   /** Seconds of life left in the cached token (what a broker reports as expires_in), or undefined. */
   remainingSeconds(): number | undefined {
     const held = this.held;

@@ -63,7 +63,9 @@ async function checkAgainst(
 
 /**
  * The reference broker (cookie `sid=alice`) with each request's X-Refused-Token first replaced by
- * `hint(value, held)` (`held`: the token it answered last); null removes the header.
+ * `hint(value, held)` (`held`: the token it answered last); null removes the header. Its bounds on the
+ * header (src/broker/refused-token.ts) are cut to 1 ms and each hint reaches it 2 ms late, so it judges
+ * hints as a broker without those bounds would: each rewrite below then makes a broker broken in that one way.
  */
 function rewritingHints(hint: (value: string, held: string) => string | null) {
   const broker = createTokenBroker({
@@ -73,6 +75,8 @@ function rewritingHints(hint: (value: string, held: string) => string | null) {
     allowedOrigins: [APP_ORIGIN],
     authorize: signedIn,
     logger: () => {},
+    refusedTokenMinAgeMs: 1,
+    refusedTokenIntervalMs: 1,
   });
   let held = '';
   return toNodeHandler(async (request) => {
@@ -81,6 +85,8 @@ function rewritingHints(hint: (value: string, held: string) => string | null) {
     const changed = value === null ? null : hint(value, held);
     if (changed === null) headers.delete('x-refused-token');
     else headers.set('X-Refused-Token', changed);
+    // Past both 1 ms bounds: a timer never fires early.
+    if (changed !== null) await new Promise((resolve) => setTimeout(resolve, 2));
     const response = await broker(new Request(request.url, { method: request.method, headers }));
     const token = (
       (await response

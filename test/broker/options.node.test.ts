@@ -128,6 +128,18 @@ describe('createTokenBroker options (validated at creation)', () => {
     assert.doesNotThrow(() => createTokenBroker(withOptions({ tokenExchange: { subjectToken: () => 'x', maxReuseMs: 5_000 } })));
   });
 
+  it('refusedTokenMinAgeMs, refusedTokenIntervalMs and storeLockWaitMs are positive numbers of milliseconds, named when wrong', () => {
+    for (const option of ['refusedTokenMinAgeMs', 'refusedTokenIntervalMs', 'storeLockWaitMs']) {
+      for (const bad of [0, -1, '1000', Number.NaN, Infinity]) {
+        throwsError(
+          () => createTokenBroker(withOptions({ [option]: bad })),
+          configError(new RegExp(`^createTokenBroker: ${option} must be a positive number of milliseconds`)),
+        );
+      }
+      assert.doesNotThrow(() => createTokenBroker(withOptions({ [option]: 2_500 })));
+    }
+  });
+
   it('timeoutMs, requireCsrfHeader, fetchImpl and logger are type-checked; unknown options suggest the right name', () => {
     throwsError(() => createTokenBroker(withOptions({ timeoutMs: -5 })), configError(/timeoutMs must be a positive number/));
     throwsError(() => createTokenBroker(withOptions({ requireCsrfHeader: 'no' })), configError(/requireCsrfHeader must be true or false/));

@@ -27,6 +27,8 @@ import {
 import { LOG_LEVELS, createLog, logRequest } from '../../broker/src/logs.js';
 import { startSessionCheck } from './bin-support.js';
 import { startRedis, type RunningRedis } from './redis-server.js';
+import { DEFAULT_REFUSED_TOKEN_INTERVAL_MS } from '../../src/broker/index.js';
+import { installFakeDate } from '../support/fake-clock.js';
 import { APP_ORIGIN, readBody, startServer, type LocalServer } from './support.js';
 
 const SECRET = 'client-secret-Hostile-7d1e';
@@ -86,8 +88,12 @@ const envOf = (extra: Record<string, string> = {}): Record<string, string> => ({
   BIOID_ALLOWED_ORIGINS: APP_ORIGIN,
   BIOID_PORT: '0',
   BIOID_TIMEOUT_MS: '2000',
+  // The tests that refuse a token do so moments after it was issued (each waits `aged()` first).
+  BIOID_REFUSED_TOKEN_MIN_AGE_MS: '1',
   ...extra,
 });
+/** Past BIOID_REFUSED_TOKEN_MIN_AGE_MS (1 ms): a timer never fires early. */
+const aged = () => new Promise((resolve) => setTimeout(resolve, 5));
 
 interface Running {
   broker: RunningBroker;
@@ -288,6 +294,7 @@ describe('bioid-broker serve: metrics', () => {
       await fetch(broker.metricsUrl!);
       idp.down = true;
       // The middleware refused the cached token: the broker exchanges again, and the IdP is down.
+      await aged();
       const down = await token(broker.url, { ...signedIn, 'X-Refused-Token': refusedHash(accessToken) });
       idp.down = false;
       assert.strictEqual(down.status, 502);
@@ -335,6 +342,46 @@ describe('bioid-broker serve: metrics', () => {
   });
 });
 
+describe('bioid-broker serve: X-Refused-Token is untrusted input', () => {
+  it('a client that loops (100 requests, each naming the token the one before was answered, 100 ms apart) costs at most 1 + 10 s / BIOID_REFUSED_TOKEN_INTERVAL_MS exchanges, and bioid_broker_refused_token_hints_total counts every hint by result', async () => {
+    // Time is the subject: Date is fake (timers and sockets stay real), moved 100 ms per request.
+    const clock = installFakeDate();
+    // The defaults: a token is replaced once a second old, at most once per 10 s.
+    const { broker, lines } = await start({ BIOID_METRICS_PORT: '0', BIOID_REFUSED_TOKEN_MIN_AGE_MS: '', BIOID_LOG_LEVEL: 'debug' });
+    try {
+      let answer = (await (await token(broker.url)).json()) as { access_token: string };
+      const before = idp.requests;
+      for (let k = 0; k < 100; k++) {
+        clock.tick(100);
+        answer = (await (await token(broker.url, { ...signedIn, 'X-Refused-Token': refusedHash(answer.access_token) })).json()) as {
+          access_token: string;
+        };
+      }
+      const exchanges = idp.requests - before;
+      assert.isAtMost(exchanges, 1 + 10_000 / DEFAULT_REFUSED_TOKEN_INTERVAL_MS);
+      // Honoured once the first token is a second old; the interval (10 s) outlasts the rest of the loop.
+      assert.strictEqual(exchanges, 1);
+      const text = await (await fetch(broker.metricsUrl!)).text();
+      const hints = Object.fromEntries(
+        ['honoured', 'not-held', 'too-young', 'too-soon'].map((result) => [
+          result,
+          sample(text, `bioid_broker_refused_token_hints_total{result="${result}"}`),
+        ]),
+      );
+      assert.deepStrictEqual(hints, { honoured: 1, 'not-held': 0, 'too-young': 9, 'too-soon': 90 });
+      // Each hint at debug, by its result alone: no hash, no token.
+      await until(() => lines.filter((l) => l.event === 'refused-token').length === 100, 'a debug line per hint');
+      for (const line of lines.filter((l) => l.event === 'refused-token')) {
+        assert.deepStrictEqual(Object.keys(line).sort(), ['event', 'level', 'result', 'time']);
+      }
+      for (const issued of idp.issued) assert.notInclude(text + JSON.stringify(lines), refusedHash(issued));
+    } finally {
+      await broker.close();
+      clock.restore();
+    }
+  });
+});
+
 describe('docs/operations.md', () => {
   it('names every variable of serve, of the broker and of check, and every bioid_broker_ metric of a scrape, with the default metrics host', async () => {
     const doc = readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8');
@@ -345,7 +392,7 @@ describe('docs/operations.md', () => {
     try {
       const text = await (await fetch(broker.metricsUrl!)).text();
       const names = new Set([...text.matchAll(/^# TYPE (bioid_broker_\w+) /gm)].map((m) => m[1]!));
-      assert.strictEqual(names.size, 4);
+      assert.strictEqual(names.size, 5);
       for (const name of names) assert.include(doc, `\`${name}\``, name);
     } finally {
       await broker.close();
@@ -408,6 +455,7 @@ describe('bioid-broker serve: logs', () => {
           headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'GET', Cookie: HOSTILE.cookie },
         });
         idp.down = true;
+        await aged();
         await fetch(`${broker.url}/t`, { headers: { ...hostile, 'X-Refused-Token': refusedHash(issued.access_token) } });
         idp.down = false;
         const expected = { fatal: 0, error: 1, warn: 3, info: 5, debug: 5, trace: 5, silent: 0 }[level];
@@ -592,6 +640,7 @@ describe('bioid-broker serve: traces (OpenTelemetry, through the SDK an operator
 
       idp.down = true;
       exporter.reset();
+      await aged();
       await token(broker.url, { ...signedIn, 'X-Refused-Token': refusedHash(accessToken) });
       idp.down = false;
       const failed = exporter.getFinishedSpans().find((s) => s.attributes['bioid.broker.peer'] === 'identity-provider')!;

@@ -9,6 +9,8 @@ import { decodeJwt } from 'jose';
 import { startIdp, type RunningIdp } from '../../simulator/src/idp.js';
 import { APP_ORIGIN, CLIENT, startServer } from './support.js';
 import { CLI, loggedLines, runBin, startSessionCheck, startSidecar, type Sidecar } from './bin-support.js';
+import { BROKER_ENV } from '../../src/broker/index.js';
+import { SERVE_ENV } from '../../broker/src/serve-env.js';
 
 let idp: RunningIdp;
 before(async () => {
@@ -64,6 +66,8 @@ describe('bioid-broker, the sidecar package', () => {
     ]) {
       assert.include(help.stdout, word);
     }
+    // Every variable the sidecar reads, declared once in its table (src/broker/env-variables.ts, broker/src/serve-env.ts).
+    for (const name of [...Object.values(BROKER_ENV), ...Object.values(SERVE_ENV)]) assert.include(help.stdout, name);
     assert.strictEqual((await runBin(['frobnicate'])).status, 2);
     // The cookie's recommended ways in, and why not on the command line.
     for (const words of ['BIOID_CHECK_COOKIE', 'BIOID_CHECK_SECOND_COOKIE', '--cookie -', 'visible to other users'])

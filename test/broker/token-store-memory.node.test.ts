@@ -5,7 +5,16 @@
  */
 import { assert } from 'chai';
 import { startIdp, type RunningIdp } from '../../simulator/src/idp.js';
-import { createTokenBroker, memoryTokenStore, type BrokerEvent, type TokenBrokerOptions, type TokenStore } from '../../src/broker/index.js';
+import {
+  DEFAULT_STORE_LOCK_WAIT_MS,
+  createTokenBroker,
+  memoryTokenStore,
+  type BrokerEvent,
+  type TokenBrokerOptions,
+  type TokenStore,
+} from '../../src/broker/index.js';
+import { installFakeClock, type FakeClock } from '../support/fake-clock.js';
+import { json } from '../support/fake-network.js';
 import { CLIENT, brokerAgainst, brokerRequest, readJson } from './support.js';
 
 let idp: RunningIdp;
@@ -47,8 +56,9 @@ describe('memoryTokenStore', () => {
 
   it('two brokers sharing a memory store make one exchange for 20 cold requests', async () => {
     const store = memoryTokenStore();
-    const a = brokerAgainst(idp, { store });
-    const b = brokerAgainst(idp, { store });
+    // Counted: B waits for A's exchange however long a busy machine makes it.
+    const a = brokerAgainst(idp, { store, storeLockWaitMs: 10_000 });
+    const b = brokerAgainst(idp, { store, storeLockWaitMs: 10_000 });
     const before = idp.tokenRequests;
     const bodies = await Promise.all(Array.from({ length: 20 }, async (_, i) => readJson(await (i % 2 ? a : b).broker(brokerRequest()))));
     assert.strictEqual(idp.tokenRequests - before, 1);
@@ -79,9 +89,9 @@ describe('shared token store: fail-open', () => {
     assert.deepStrictEqual(events, [{ type: 'store-error', operation: 'get', kind: 'error' }]);
   });
 
-  it('a lock that is never released (its holder died) delays an instance at most the IdP timeout, then it exchanges itself', async () => {
+  it('a lock that is never released (its holder died) delays an instance at most storeLockWaitMs, then it exchanges itself', async () => {
     const store: TokenStore = { ...memoryTokenStore(), setIfAbsent: async () => false };
-    const { broker } = brokerAgainst(idp, { store, timeoutMs: 300 });
+    const { broker } = brokerAgainst(idp, { store, storeLockWaitMs: 300 });
     const before = idp.tokenRequests;
     const started = performance.now();
     assert.strictEqual((await broker(brokerRequest())).status, 200);
@@ -220,5 +230,160 @@ describe('shared token store: fail-open', () => {
         }),
       /createTokenBroker: store must be a TokenStore/,
     );
+  });
+});
+
+describe('shared token store: a lock someone else holds (anyone who can write to the store can set one)', () => {
+  let clock: FakeClock;
+  beforeEach(() => {
+    // Time is the subject: timers and Date are fake, moved only by `answered` below.
+    clock = installFakeClock();
+  });
+  afterEach(() => clock.restore());
+
+  /** An identity provider that answers at once, counting its exchanges. */
+  function fakeIdp() {
+    const idp = { exchanges: 0, fetchImpl: async () => json({ access_token: `tok-${++idp.exchanges}`, expires_in: 300 }) };
+    return idp;
+  }
+
+  /** A memory store that records the keys of the locks brokers take, and counts the reads. */
+  function watchedStore() {
+    const memory = memoryTokenStore();
+    const seen = { locks: new Set<string>(), reads: 0 };
+    const store: TokenStore = {
+      ...memory,
+      get: (key) => {
+        seen.reads += 1;
+        return memory.get(key);
+      },
+      setIfAbsent: (key, value, ttlMs) => {
+        if (key.endsWith('#lock')) seen.locks.add(key);
+        return memory.setIfAbsent(key, value, ttlMs);
+      },
+    };
+    return { store, memory, seen };
+  }
+
+  /**
+   * The answer to one request and the fake time it took. The clock moves only to the next timer the broker
+   * set (a poll's pause), and only once the work that needs no timer is done (a real turn of the event loop
+   * each time), so the time is what the broker chose to wait, on any machine.
+   */
+  async function answered(pending: Promise<Response>): Promise<{ status: number; waitedMs: number }> {
+    let response: Response | undefined;
+    void pending.then((r) => (response = r));
+    const started = Date.now();
+    while (!response) {
+      await new Promise((resolve) => setImmediate(resolve));
+      if (!response && clock.countTimers() > 0) await clock.nextAsync();
+    }
+    return { status: response.status, waitedMs: Date.now() - started };
+  }
+
+  /** The lock's key as a broker takes it, learned from one cold request; then the store is emptied. */
+  async function lockKeyOf(watched: ReturnType<typeof watchedStore>, idp: ReturnType<typeof fakeIdp>): Promise<string> {
+    assert.strictEqual((await answered(instance(idp, watched.store).broker(brokerRequest()))).status, 200);
+    const [lockKey] = [...watched.seen.locks];
+    assert.ok(lockKey, 'the broker took a lock');
+    await watched.memory.delete(lockKey.slice(0, -'#lock'.length));
+    return lockKey;
+  }
+
+  /** A broker instance on `store` against `idp`; its store-error events in `events`. */
+  const instance = (idp: { fetchImpl: () => Promise<Response> }, store: TokenStore, overrides: Partial<TokenBrokerOptions> = {}) => {
+    const events: BrokerEvent[] = [];
+    const broker = createTokenBroker({
+      issuerUrl: 'https://idp.example.com',
+      realm: 'acme',
+      ...CLIENT,
+      authorize: () => true,
+      logger: () => {},
+      store,
+      fetchImpl: idp.fetchImpl,
+      onEvent: (event) => void (event.type === 'store-error' && events.push(event)),
+      ...overrides,
+    });
+    return { broker, events };
+  };
+
+  for (const [what, ttlMs] of [
+    ['without an expiry', Infinity],
+    ["with an expiry longer than a broker's own lock", 60 * 60_000],
+  ] as const) {
+    it(`a lock ${what} is not waited on: the instance exchanges at once, stores the token for the others, and reports store-error lock held`, async () => {
+      const idp = fakeIdp();
+      const watched = watchedStore();
+      const lockKey = await lockKeyOf(watched, idp);
+      await watched.memory.set(lockKey, 'planted', ttlMs);
+      const before = idp.exchanges;
+      const a = instance(idp, watched.store);
+      const { status, waitedMs } = await answered(a.broker(brokerRequest()));
+      assert.strictEqual(status, 200);
+      assert.strictEqual(waitedMs, 0, 'no wait on a lock no broker sets');
+      assert.deepStrictEqual(a.events, [{ type: 'store-error', operation: 'lock', kind: 'held' }]);
+      // The next instance reads the token the first one stored: one exchange for both, lock or not.
+      const b = instance(idp, watched.store);
+      assert.strictEqual((await answered(b.broker(brokerRequest()))).status, 200);
+      assert.strictEqual(idp.exchanges - before, 1);
+      assert.deepStrictEqual(b.events, []);
+      assert.strictEqual(await watched.memory.get(lockKey), 'planted', "a lock that is not the broker's is left as it is");
+    });
+  }
+
+  it(`a lock within a broker's lock life (its holder died, or someone renews it) costs a cold request storeLockWaitMs (${DEFAULT_STORE_LOCK_WAIT_MS} ms) at most, not the IdP timeout; then the instance exchanges itself and says so`, async () => {
+    const idp = fakeIdp();
+    const watched = watchedStore();
+    const lockKey = await lockKeyOf(watched, idp);
+    await watched.memory.set(lockKey, 'planted', 5_000);
+    const a = instance(idp, watched.store, { timeoutMs: 10_000 });
+    const { status, waitedMs } = await answered(a.broker(brokerRequest()));
+    assert.strictEqual(status, 200);
+    assert.isAtMost(waitedMs, DEFAULT_STORE_LOCK_WAIT_MS);
+    // It polled the store up to the bound: the last pause (at most 100 ms) would have passed it.
+    assert.isAbove(waitedMs, DEFAULT_STORE_LOCK_WAIT_MS - 100);
+    assert.deepStrictEqual(a.events, [{ type: 'store-error', operation: 'lock', kind: 'held' }]);
+  });
+
+  it('storeLockWaitMs sets the wait, and timeoutMs (the IdP timeout) bounds it', async () => {
+    const idp = fakeIdp();
+    const watched = watchedStore();
+    const lockKey = await lockKeyOf(watched, idp);
+    // Each lock within that broker's own lock life (timeoutMs + 2 s + 1 s), longer than the wait.
+    for (const [options, bound, lockMs] of [
+      [{ storeLockWaitMs: 3_000 }, 3_000, 5_000],
+      [{ storeLockWaitMs: 3_000, timeoutMs: 500 }, 500, 3_000],
+    ] as const) {
+      await watched.memory.delete(lockKey.slice(0, -'#lock'.length));
+      await watched.memory.set(lockKey, 'planted', lockMs);
+      const { waitedMs } = await answered(instance(idp, watched.store, options).broker(brokerRequest()));
+      assert.isAtMost(waitedMs, bound, JSON.stringify(options));
+      assert.isAbove(waitedMs, bound - 100, JSON.stringify(options));
+    }
+  });
+
+  it("a lock a broker holds while it exchanges is still waited on: the other instance reads that broker's token", async () => {
+    const idp = fakeIdp();
+    let release!: () => void;
+    const slow = {
+      fetchImpl: async () => {
+        await new Promise<void>((resolve) => (release = resolve));
+        return idp.fetchImpl();
+      },
+    };
+    const { store } = watchedStore();
+    const holder = instance(slow, store);
+    const other = instance(idp, store);
+    const first = holder.broker(brokerRequest());
+    // The holder took the lock and waits for its IdP; the other instance finds the lock.
+    while (!release) await new Promise((resolve) => setImmediate(resolve));
+    const second = answered(other.broker(brokerRequest()));
+    await clock.tickAsync(50);
+    release();
+    const [a, b] = await Promise.all([first, second]);
+    assert.strictEqual(a.status, 200);
+    assert.strictEqual(b.status, 200);
+    assert.strictEqual(idp.exchanges, 1, "one exchange: the other instance waited for the holder's token");
+    assert.deepStrictEqual([...holder.events, ...other.events], []);
   });
 });

@@ -8,6 +8,7 @@ import { hashToken } from '../../src/core/token-cache.js';
 import { randomBytes } from 'node:crypto';
 import { startIdp, type RunningIdp } from '../../simulator/src/idp.js';
 import {
+  DEFAULT_REFUSED_TOKEN_INTERVAL_MS,
   brokerOptionsFromEnv,
   memoryTokenStore,
   redisTokenStore,
@@ -22,6 +23,8 @@ import { connectTokenStore } from '../../broker/src/serve-store.js';
 import { startSessionCheck } from './bin-support.js';
 import { startRedis, type RedisClient, type RunningRedis } from './redis-server.js';
 import { checkBroker } from '../../broker/src/contract-check.js';
+import { installFakeDate } from '../support/fake-clock.js';
+import { json } from '../support/fake-network.js';
 import { APP_ORIGIN, CLIENT, brokerAgainst, brokerRequest, readJson, startServer, verifyMiddlewareToken } from './support.js';
 
 const KEY = randomBytes(32).toString('base64');
@@ -60,12 +63,13 @@ async function instance(overrides: Partial<TokenBrokerOptions> = {}, encryptionK
   const client = await redis.client();
   const events: BrokerEvent[] = [];
   const store = redisTokenStore({ client, encryptionKey });
-  // The counting tests must not fail open because a shared 2-core test machine stalled for a moment; the
-  // outage test uses the default bound.
+  // The counting tests must not fail open, nor give up waiting for another instance's exchange, because a
+  // shared 2-core test machine stalled for a moment; the outage test uses the default bound.
   // The store's own events; request and exchange events are tested in test/broker/events.node.test.ts.
   const { broker, log } = brokerAgainst(idp, {
     store,
     storeTimeoutMs: 5000,
+    storeLockWaitMs: 10_000,
     onEvent: (event) => void (event.type === 'store-error' && events.push(event)),
     ...overrides,
   });
@@ -200,12 +204,13 @@ describe('shared token store: brokers on several instances share one Redis', () 
       if (Date.now() > deadline) throw new Error('the clients did not reconnect within 10 s');
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    // Sharing again, over the same two reconnected connections, with the counting tests' bound: a stall of
-    // the shared test machine past the default 100 ms would fail open into a second exchange.
+    // Sharing again, over the same two reconnected connections, with the counting tests' bounds: a stall of
+    // the shared test machine past the default 100 ms (or 1 s of lock wait) would mean a second exchange.
     const over = (client: typeof a.client) =>
       brokerAgainst(idp, {
         store: redisTokenStore({ client, encryptionKey: KEY }),
         storeTimeoutMs: 5000,
+        storeLockWaitMs: 10_000,
         tokenExchange: { subjectToken: fromHeader },
       }).broker;
     const back = await idp.userToken('after-outage');
@@ -313,10 +318,12 @@ describe('shared token store: brokers on several instances share one Redis', () 
   });
 
   it('a token the middleware refused (X-Refused-Token) is dropped from the store too: no instance serves it again', async () => {
-    const a = await instance();
-    const b = await instance();
+    const a = await instance({ refusedTokenMinAgeMs: 1 });
+    const b = await instance({ refusedTokenMinAgeMs: 1 });
     const first = await tokenOf(await a.broker(brokerRequest()));
     assert.strictEqual(await tokenOf(await b.broker(brokerRequest())), first, 'shared through the store');
+    // Older than refusedTokenMinAgeMs (a timer never fires early).
+    await new Promise((resolve) => setTimeout(resolve, 5));
     const refused = await hashToken(first);
     const replaced = await tokenOf(await b.broker(brokerRequest({ headers: { 'X-Refused-Token': refused } })));
     assert.notStrictEqual(replaced, first);
@@ -326,6 +333,141 @@ describe('shared token store: brokers on several instances share one Redis', () 
       replaced,
       'a new instance reads the replacement, not the refused token',
     );
+  });
+
+  /**
+   * The client_credentials lock as someone with write access to Redis would plant it: under the name a
+   * broker's store writes (learned from one cold request of a broker for CLIENT at `idp`), without an
+   * expiry. Redis then holds that lock alone. Returns its name in Redis, its key and the store that wrote it.
+   */
+  async function plantLock() {
+    const locks: string[] = [];
+    const store = redisTokenStore({ client: await redis.client(), encryptionKey: KEY });
+    const learning = brokerAgainst(idp, {
+      store: { ...store, setIfAbsent: (key, value, ttlMs) => (locks.push(key), store.setIfAbsent(key, value, ttlMs)) },
+    });
+    await tokenOf(await learning.broker(brokerRequest()));
+    await settledStore(1, 'the token was stored and the lock released');
+    await admin.flushAll();
+    assert.isTrue(await store.setIfAbsent(locks[0]!, 'planted', 60_000));
+    const [name] = await admin.keys('*');
+    await admin.persist(name!);
+    assert.strictEqual(await admin.pTTL(name!), -1, 'no expiry');
+    return { name: name!, key: locks[0]!, store };
+  }
+
+  it("a lock someone planted without an expiry (the lock's name never changes) costs a cold instance no wait: it reads once, exchanges, stores its token for the others and reports store-error lock held; the lock's life is read with PTTL", async () => {
+    const { name, key, store: planter } = await plantLock();
+    try {
+      await pastPlantedLock(name, key, planter);
+    } finally {
+      // The next test's start waits for locks to go: this one never would.
+      await admin.del(name);
+    }
+  });
+
+  async function pastPlantedLock(name: string, key: string, planter: TokenStore) {
+    assert.strictEqual(await planter.remainingMs!(key), Infinity);
+    assert.strictEqual(await planter.remainingMs!('no such key'), undefined);
+
+    // An instance with its own connection, whose reads are counted, and whose IdP timeout (how long a
+    // lock was waited on before) is far beyond this test's.
+    const store = redisTokenStore({ client: await redis.client(), encryptionKey: KEY });
+    let reads = 0;
+    const events: BrokerEvent[] = [];
+    const { broker } = brokerAgainst(idp, {
+      store: { ...store, get: (key) => ((reads += 1), store.get(key)) },
+      storeTimeoutMs: 5000,
+      timeoutMs: 120_000,
+      onEvent: (event) => void (event.type === 'store-error' && events.push(event)),
+    });
+    const before = idp.tokenRequests;
+    const token = await tokenOf(await broker(brokerRequest()));
+    assert.strictEqual(reads, 1, 'one read, no polling for a lock no broker sets');
+    assert.deepStrictEqual(events, [{ type: 'store-error', operation: 'lock', kind: 'held' }]);
+    assert.strictEqual(idp.tokenRequests - before, 1);
+    // The next instance reads that token: the planted lock costs one exchange, not one per instance.
+    for (const deadline = Date.now() + 2000; (await admin.keys('*')).length < 2;) {
+      if (Date.now() > deadline) assert.fail('the token was not stored beside the planted lock');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const b = await instance({ timeoutMs: 120_000 });
+    assert.strictEqual(await tokenOf(await b.broker(brokerRequest())), token);
+    assert.strictEqual(idp.tokenRequests - before, 1);
+    assert.strictEqual(await admin.pTTL(name), -1, 'the planted lock is left as it is');
+  }
+
+  it('bioid-broker serve past a planted lock: no wait (its store keeps PTTL through its tracing), the store-error line says "lock held" and bioid_broker_store_errors_total{operation="lock"} counts it', async () => {
+    const { name } = await plantLock();
+    const sessions = await startSessionCheck(['alice']);
+    const lines: Record<string, unknown>[] = [];
+    const sidecar = await serve({
+      env: {
+        BIOID_CLIENT_ID: CLIENT.clientId,
+        BIOID_CLIENT_SECRET: CLIENT.clientSecret,
+        BIOID_AUTH_URL: idp.baseUrl,
+        BIOID_REALM: idp.realm,
+        BIOID_SESSION_CHECK_URL: `${sessions.url}/session`,
+        BIOID_PORT: '0',
+        BIOID_METRICS_PORT: '0',
+        BIOID_TOKEN_STORE_URL: `unix://${redis.socket}`,
+        BIOID_TOKEN_STORE_KEY: KEY,
+        BIOID_TOKEN_STORE_TIMEOUT_MS: '5000',
+        // Far beyond this test: a wait on the lock (as before) would fail it.
+        BIOID_TIMEOUT_MS: '120000',
+        BIOID_TOKEN_STORE_LOCK_WAIT_MS: '120000',
+      },
+      write: (line) => void lines.push(JSON.parse(line) as Record<string, unknown>),
+      storeReadyWaitMs: 60_000,
+    });
+    try {
+      for (const deadline = Date.now() + 10_000; (await fetch(`${sidecar.url}/readyz`)).status !== 200;) {
+        if (Date.now() > deadline) assert.fail('the store did not answer within 10 s');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const before = idp.tokenRequests;
+      await tokenOf(await fetch(`${sidecar.url}/`, { headers: { 'X-CSRF': '1', Cookie: 'sid=alice' } }));
+      assert.strictEqual(idp.tokenRequests - before, 1);
+      const metrics = await (await fetch(sidecar.metricsUrl!)).text();
+      assert.match(metrics, /^bioid_broker_store_errors_total\{operation="lock"\} 1$/m);
+      const line = lines.find((l) => l.event === 'store-error');
+      assert.deepInclude(line, { level: 'warn', failure: 'lock held' });
+    } finally {
+      await sidecar.close();
+      await sessions.close();
+      await admin.del(name);
+    }
+  });
+
+  it('X-Refused-Token looped over two instances sharing Redis: 200 requests over 20 s make at most 1 + 20 s / refusedTokenIntervalMs exchanges together', async () => {
+    const clock = installFakeDate();
+    try {
+      let issued = 0;
+      const fetchImpl = async () => json({ access_token: `loop-tok-${++issued}`, expires_in: 300 });
+      const a = await instance({ fetchImpl });
+      const b = await instance({ fetchImpl });
+      // Each request's store writes (a save, a lock's release) land before the next request: with Date
+      // standing still between ticks, a wait on a lock would otherwise only end with the lock's life.
+      const ask = async (broker: typeof a.broker, headers: Record<string, string> = {}) => {
+        const writes: Promise<unknown>[] = [];
+        const response = await broker(brokerRequest({ headers }), { waitUntil: (promise) => void writes.push(promise) });
+        await Promise.all(writes);
+        return tokenOf(response);
+      };
+      // Each request names the token its own instance answered last: each instance is asked to replace.
+      const tokens = [await ask(a.broker), await ask(b.broker)];
+      const before = issued;
+      for (let k = 0; k < 200; k++) {
+        clock.tick(100);
+        const i = k % 2;
+        tokens[i] = await ask([a, b][i]!.broker, { 'X-Refused-Token': await hashToken(tokens[i]!) });
+      }
+      assert.isAtMost(issued - before, 1 + 20_000 / DEFAULT_REFUSED_TOKEN_INTERVAL_MS);
+      assert.isAtLeast(issued - before, 1, 'a refusal was honoured');
+      assert.deepStrictEqual([...a.events, ...b.events], [], 'no store error');
+    } finally {
+      clock.restore();
+    }
   });
 
   it("when a user's subject token changes, the entry of the earlier one is dropped from the store too", async () => {
@@ -434,6 +576,8 @@ describe('shared token store: brokers on several instances share one Redis', () 
       BIOID_TOKEN_STORE_URL: `unix://${redis.socket}`,
       BIOID_TOKEN_STORE_KEY: KEY,
       BIOID_TOKEN_STORE_TIMEOUT_MS: '5000',
+      // Counted: the second sidecar must wait for the first one's exchange however busy the machine.
+      BIOID_TOKEN_STORE_LOCK_WAIT_MS: '10000',
     };
     const lines: string[] = [];
     const connections = async () =>
@@ -594,6 +738,8 @@ describe('bioid-broker serve: a store that wants credentials (BIOID_TOKEN_STORE_
     BIOID_PORT: '0',
     BIOID_TOKEN_STORE_KEY: KEY,
     BIOID_TOKEN_STORE_TIMEOUT_MS: '5000',
+    // Counted (one exchange for two sidecars): no giving up on the other's lock on a busy machine.
+    BIOID_TOKEN_STORE_LOCK_WAIT_MS: '10000',
     ...store,
   });
   /**
@@ -709,7 +855,7 @@ describe('bioid-broker serve: a store that wants credentials (BIOID_TOKEN_STORE_
     // says the broker needs ("The store's credentials"), and no others.
     const { redis: acl, port } = await redisOnFreePort([
       ...['--user', 'default', 'off'],
-      ...['--user', user, 'on', `>${password}`, '~bioid:broker:*', '+get', '+set', '+del', '+eval', '+ping'],
+      ...['--user', user, 'on', `>${password}`, '~bioid:broker:*', '+get', '+set', '+del', '+eval', '+pttl', '+ping'],
     ]);
     try {
       const url = `redis://127.0.0.1:${port}`;
