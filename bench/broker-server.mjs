@@ -5,7 +5,8 @@
 //  `sidecar`: `bioid-broker serve` (broker/src/serve.ts) with logging at its default level and metrics on,
 //            its gate answering at once;
 //  `forward-auth`: `bioid-broker serve` itself, its gate asking a session check (BENCH_SESSION_CHECK_URL);
-//  `session-check`: a bare node:http session check answering 204 (the integrator's app, as fast as it gets);
+//  `session-check`: a bare node:http session check answering 204 to the bench's cookie, 401 to any other (the
+//                   integrator's app, as fast as it gets);
 //  `bare`: a plain node:http handler that answers the same JSON with the same headers.
 //  `idp`: the real IdP of simulator/src/idp.ts alone, for the others (BENCH_IDP="<base URL> <realm>").
 // Prints `{ "port": N }` once listening; then answers each `cpu` line on stdin with `{ "cpuUs": N }`, the
@@ -77,7 +78,9 @@ if (mode === 'idp') {
     write: () => {},
   });
 } else if (mode === 'session-check') {
-  handler = (_req, res) => res.writeHead(204, { 'Cache-Control': 'no-store' }).end();
+  // 204 to the bench's session cookie (bench/broker.mjs), 401 to any other: the sidecar's made-up cookie
+  // must be refused before it trusts a "signed in" (docs/backends.md, "The probe").
+  handler = (req, res) => res.writeHead(req.headers.cookie === 'session=bench' ? 204 : 401, { 'Cache-Control': 'no-store' }).end();
 } else if (mode === 'bare') {
   const body = process.env.BENCH_BODY ?? '{}';
   handler = (_req, res) => {

@@ -38,7 +38,9 @@ Usage:
       Runs the reference token broker (GET any path but ${HEALTH_PATH} and ${READY_PATH}), configured by environment:
         ${SERVE_ENV.sessionCheckUrl}  required: your backend's session check; each token request's
                                  Cookie header is forwarded to it with GET; signed in = 204,
-                                 or 200 with a JSON object; anything else (an HTML page too) is not
+                                 or 200 {"signed_in": true}; anything else (an HTML page, a
+                                 200 {} too) is not; a check that signs in a made-up cookie
+                                 keeps ${READY_PATH} 503 and no token is served
         ${BROKER_ENV.clientId}, ${BROKER_ENV.clientSecret}, ${BROKER_ENV.issuerUrl}, ${BROKER_ENV.realm}   required
         ${BROKER_ENV.allowedOrigins}   comma-separated exact origins of your frontend (CORS)
         ${BROKER_ENV.middlewareUrl}    answered as middleware_url (recommended)

@@ -7,7 +7,7 @@
  *
  * The checker reads tokens to compare them; it never prints one.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { CHECK_ENV } from './check-env.js';
@@ -158,6 +158,14 @@ export async function checkBroker(url: string, options: CheckOptions = {}): Prom
   if (answered(4, anonymous)) expectRefusal(4, anonymous, 401, 'no-session', fail);
   const forgedSession = await probe('GET with a forged session cookie', 'GET', withOrigin({ 'X-CSRF': '1', Cookie: forged }));
   if (answered(4, forgedSession)) expectRefusal(4, forgedSession, 401, 'no-session', fail);
+  // A cookie of a name no application uses, with a fresh value: a gate that signs in whatever cookie comes,
+  // or reads a signed-out answer of its session store (a "who am I" endpoint's 200 {}) as signed in, gives it a token.
+  const madeUp = await probe(
+    'GET with a made-up cookie',
+    'GET',
+    withOrigin({ 'X-CSRF': '1', Cookie: `bioid-check-${randomHex(4)}=${randomHex(16)}` }),
+  );
+  if (answered(4, madeUp)) expectRefusal(4, madeUp, 401, 'no-session', fail);
 
   // Rule 5: "no-cookie" exactly when the browser says cross-site and sends no cookie.
   const crossSite = await probe('cross-site GET without a cookie', 'GET', withOrigin({ 'X-CSRF': '1', 'Sec-Fetch-Site': 'cross-site' }));
@@ -423,6 +431,8 @@ const listHas = (value: string | string[] | undefined, item: string) =>
 /** A header value for a message: quoted, bounded, "none" when absent (never a token: only CORS/cache headers are shown). */
 const show = (value: unknown) =>
   value === undefined || value === null ? 'none' : JSON.stringify(typeof value === 'string' ? value.slice(0, 80) : value);
+
+const randomHex = (bytes: number) => randomBytes(bytes).toString('hex');
 
 /** Rule 13's hint: the base64url SHA-256 of a token, without padding. */
 const hashToken = (token: string) => createHash('sha256').update(token).digest('base64url');

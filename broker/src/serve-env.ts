@@ -54,7 +54,7 @@ export const SERVE_VARIABLES = {
     env: 'BIOID_SESSION_CHECK_URL',
     kind: 'endpoint-url',
     required:
-      "the URL of your backend's session check (GET with the user's Cookie; it answers 204, or 200 with a JSON object, when signed in)",
+      'the URL of your backend\'s session check (GET with the user\'s Cookie; it answers 204, or 200 {"signed_in": true}, when signed in, and 401 otherwise)',
     doc: "your app's session check, asked with each token request's `Cookie` ([backends.md](backends.md))",
   },
   port: {

@@ -19,10 +19,12 @@ import {
   type BrokerEvent,
   type EnvLike,
   type ForwardAuthGate,
+  type SessionCheckProbe,
 } from 'bioid-sdk/broker';
+import type { Logger } from 'pino';
 import { createLog, logRequest, requestIdOf } from './logs.js';
 import { brokerMetrics, listenMetrics, type MetricsListener } from './metrics.js';
-import { serveSettingsFromEnv } from './serve-env.js';
+import { SERVE_ENV, serveSettingsFromEnv } from './serve-env.js';
 import { connectTokenStore, type ConnectedStore } from './serve-store.js';
 import { throttled } from './throttle.js';
 import { tracedFetch } from './tracing.js';
@@ -43,10 +45,12 @@ export interface ServeOptions {
   loadRedis?: () => Promise<unknown>;
   /** A file descriptor for the JSON lines instead of stdout (the bench writes them to /dev/null). */
   logFd?: number;
-  /** Replaces forward-auth (the bench measures the sidecar with a gate that answers at once). */
-  gate?: ForwardAuthGate;
+  /** Replaces forward-auth, and with it the session check's probe (the bench measures the sidecar with a gate that answers at once). */
+  gate?: Pick<ForwardAuthGate, 'authorize' | 'tokenExchange'>;
   /** How long `/readyz` waits for a store that does not answer (STORE_READY_WAIT_MS); tests shorten it. */
   storeReadyWaitMs?: number;
+  /** How often the session check is probed again while it has not refused a made-up cookie (SESSION_PROBE_INTERVAL_MS); tests shorten it. */
+  sessionProbeIntervalMs?: number;
 }
 
 /**
@@ -55,6 +59,13 @@ export interface ServeOptions {
  * instance restarted during a store outage would stay out of the load balancer.
  */
 export const STORE_READY_WAIT_MS = 10_000;
+
+/**
+ * How often the session check is asked again with a made-up cookie while it has not refused one (it
+ * signed it in, or did not answer): so a fixed check makes `/readyz` 200 again without a restart, and one
+ * that was down at start-up is judged once it answers.
+ */
+export const SESSION_PROBE_INTERVAL_MS = 5_000;
 
 export interface RunningBroker {
   url: string;
@@ -82,6 +93,7 @@ export async function serve({
   logFd,
   gate: givenGate,
   storeReadyWaitMs = STORE_READY_WAIT_MS,
+  sessionProbeIntervalMs = SESSION_PROBE_INTERVAL_MS,
 }: ServeOptions): Promise<RunningBroker> {
   const where = 'bioid-broker serve';
   // The sidecar's own variables (serve-env.ts): checked before anything starts.
@@ -100,7 +112,7 @@ export async function serve({
   // The gate needs the broker's validated timeout, and the broker needs the gate: the options come
   // first, with the gate reached through `gate` once it exists.
   // eslint-disable-next-line prefer-const -- assigned once, below, from options that need the broker's
-  let gate: ForwardAuthGate | undefined;
+  let gate: Pick<ForwardAuthGate, 'authorize' | 'tokenExchange'> | undefined;
   // The shared token store (BIOID_TOKEN_STORE_URL/KEY): checked, then connected in the background.
   const storeSettings = tokenStoreFromEnv(env, where);
   let connected: ConnectedStore | undefined;
@@ -153,22 +165,26 @@ export async function serve({
     connected?.close();
     throw error;
   }
-  gate =
-    givenGate ??
-    forwardAuth({
-      sessionCheckUrl,
-      timeoutMs: options.timeoutMs ?? DEFAULT_BROKER_TIMEOUT_MS,
-      exchange,
-      log: logFailure,
-    });
+  const forward = givenGate
+    ? undefined
+    : forwardAuth({
+        sessionCheckUrl,
+        timeoutMs: options.timeoutMs ?? DEFAULT_BROKER_TIMEOUT_MS,
+        exchange,
+        log: logFailure,
+      });
+  gate = givenGate ?? forward;
   // The sidecar's gate reads the Node request, so its Request is built only if something reads it. The
   // request id goes out with the answer's own headers (see responseHeaders).
   const broker = toNodeHandler(handler, { lazyRequest: true, responseHeaders: (req) => ({ 'X-Request-Id': requestIdOf(req) }) });
 
   let draining = false;
+  /** The last probe's finding: the session check signed in a made-up cookie (it would sign in anyone). */
+  let signsInAnyone = false;
   const startedAt = performance.now();
   const readiness = (): string | undefined => {
     if (draining) return 'stopping';
+    if (signsInAnyone) return SIGNS_IN_ANYONE;
     // Unready until the store answered, for STORE_READY_WAIT_MS at most; for as long as it refuses this
     // instance's credentials, since that is this instance's configuration, which a rollout must not take live.
     const waiting = performance.now() - startedAt < storeReadyWaitMs;
@@ -199,6 +215,8 @@ export async function serve({
   const address = server.address() as AddressInfo;
   const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
   const check_ = new URL(sessionCheckUrl);
+  // Origin and path only: a query could carry something the operator did not mean to log.
+  const sessionCheck = `${check_.origin}${check_.pathname}`;
   log.info({
     event: 'listening',
     url,
@@ -206,17 +224,37 @@ export async function serve({
     ready: `${url}${READY_PATH}`,
     ...(metricsListener ? { metrics: metricsListener.url } : {}),
     mode: exchange ? 'token-exchange (RFC 8693)' : 'client_credentials',
-    // Origin and path only: a query could carry something the operator did not mean to log.
-    sessionCheck: `${check_.origin}${check_.pathname}`,
+    sessionCheck,
     allowedOrigins: options.allowedOrigins ?? [],
     ...(connected ? { store: connected.where } : {}),
   });
+  // The session check asked with a made-up cookie, now and while it has not refused one (forward-auth
+  // asks it too before trusting any "signed in", so no token is at stake here: this is for /readyz and the log).
+  let probeTimer: ReturnType<typeof setTimeout> | undefined;
+  let lastProbe = '';
+  const probeSessionCheck = async () => {
+    const probed = await forward!.probe();
+    if (draining) return;
+    signsInAnyone = probed.result === 'signed-in';
+    // One line per finding, not one per retry.
+    const finding = `${probed.result} ${probed.answer}`;
+    if (finding !== lastProbe) {
+      lastProbe = finding;
+      logProbe(log, probed, sessionCheck, sessionProbeIntervalMs);
+    }
+    if (probed.result !== 'refused') {
+      probeTimer = setTimeout(() => void probeSessionCheck(), sessionProbeIntervalMs);
+      probeTimer.unref();
+    }
+  };
+  if (forward) void probeSessionCheck();
 
   let closing: Promise<void> | undefined;
   let hurry = () => {};
   const close = ({ delayMs = 0 }: { delayMs?: number } = {}) =>
     (closing ??= (async () => {
       draining = true;
+      clearTimeout(probeTimer);
       log.info({ event: 'stopping', ...(delayMs ? { delayMs } : {}) });
       if (delayMs > 0) {
         await new Promise<void>((resolve) => {
@@ -249,6 +287,34 @@ export async function serve({
       flush();
     })());
   return { url, port: address.port, server, metricsUrl: metricsListener?.url, close, hurry: () => hurry(), shutdownDelayMs, flush };
+}
+
+/** The `/readyz` reason while the session check signs in a made-up cookie. */
+export const SIGNS_IN_ANYONE = 'session-check-signs-in-anyone';
+
+/**
+ * The probe's line: info when the check refused the made-up cookie as docs/backends.md says; warn with a
+ * fix when it refused it with another answer (it will refuse signed-in users too) or did not answer;
+ * error with a fix when it signed it in. The answer is in words (status, content type): no cookie, no body.
+ */
+function logProbe(log: Logger, probed: SessionCheckProbe, sessionCheck: string, intervalMs: number): void {
+  const line = { event: 'session-check-probe', result: probed.result, answer: probed.answer, sessionCheck };
+  const variable = SERVE_ENV.sessionCheckUrl;
+  if (probed.result === 'signed-in') {
+    log.error({
+      ...line,
+      fix: `${variable} signed in a request with a made-up cookie, so it would sign in anyone: every token request is answered 500 and /readyz 503 (${SIGNS_IN_ANYONE}) until it answers a request without a session with 401 (or 200 {"signed_in": false}). A "who am I" endpoint that answers 200 to signed-out users is not a session check: see docs/backends.md in bioid-sdk.`,
+    });
+  } else if (probed.result === 'no-answer') {
+    log.warn({ ...line, fix: `no token is served until ${variable} answers; it is asked again every ${intervalMs / 1000} s.` });
+  } else if (!probed.documented) {
+    log.warn({
+      ...line,
+      fix: `${variable} answered a request without a session with ${probed.answer}: not signed in, but not an answer docs/backends.md names, so it will likely refuse signed-in users too. It must answer 204 or 200 {"signed_in": true} when signed in, 401 otherwise.`,
+    });
+  } else {
+    log.info(line);
+  }
 }
 
 /** `/healthz` (always 200 while the process serves) and `/readyz` (503 with the reason when not ready). */

@@ -5,7 +5,7 @@
  */
 export { createTokenBroker, type TokenBrokerHandler } from './handler.js';
 export { expressTokenBroker, toNodeHandler, type NodeHandlerOptions, type NodeTokenBrokerHandler } from './node.js';
-export { forwardAuth, type ForwardAuthGate, type ForwardAuthOptions } from './forward-auth.js';
+export { forwardAuth, type ForwardAuthGate, type ForwardAuthOptions, type SessionCheckProbe } from './forward-auth.js';
 export type { BrokerRefusal, RefusalReason } from './refusal.js';
 export type {
   BrokerEvent,

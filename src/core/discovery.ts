@@ -71,7 +71,7 @@ export const blockedError = (url: string): BioIDError =>
 
 export async function fetchStatus(ctx: LocalServiceContext, signal?: AbortSignal): Promise<LocalStatus> {
   const reply = await callLocalService(ctx, { path: 'status', method: 'GET', signal });
-  return parseStatus(reply);
+  return parseStatus(reply.json, (what) => malformed(reply, what));
 }
 
 /**
@@ -163,15 +163,15 @@ async function callLocalService(
 }
 
 /**
- * Tolerant reader: the SDK acts only on the workstation id and the devices' ids and `connected` flags,
- * so only those are checked; every other field passes through.
+ * Tolerant reader of a /status answer (and of another tab's word for one): the SDK acts only on the
+ * workstation id and the devices' ids and `connected` flags, so only those are checked; every other field
+ * passes through. `fail` makes the error thrown from what is wrong.
  */
-function parseStatus(reply: Reply): LocalStatus {
-  const body = reply.json as Record<string, unknown> | undefined;
-  if (!isJsonObject(body)) throw malformed(reply, 'expected a JSON object');
+export function parseStatus(body: unknown, fail: (what: string) => Error): LocalStatus {
+  if (!isJsonObject(body)) throw fail('expected a JSON object');
   const { workstationId, devices } = body;
-  if (!isId(workstationId)) throw malformed(reply, `workstationId must be ${ID_RULE}`);
-  if (!Array.isArray(devices)) throw malformed(reply, 'devices is not a list');
+  if (!isId(workstationId)) throw fail(`workstationId must be ${ID_RULE}`);
+  if (!Array.isArray(devices)) throw fail('devices is not a list');
   const parsed: DeviceInfo[] = devices
     .filter((d): d is Record<string, unknown> => !!d && typeof d === 'object')
     .map((device) => ({ ...device, deviceId: device.deviceId as string, connected: device.connected !== false }));

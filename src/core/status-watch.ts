@@ -11,7 +11,16 @@
  * polling.
  */
 import { DEFAULT_READER_SERVICE_URL, SHARED_OPTIONS, httpUrlOr, readOptions, readPin, type Pin } from './config.js';
-import { blockedError, fetchStatus, loopbackPermission, pickTarget, type DeviceInfo, type LocalServiceContext } from './discovery.js';
+import {
+  blockedError,
+  fetchStatus,
+  loopbackPermission,
+  parseStatus,
+  pickTarget,
+  type DeviceInfo,
+  type LocalServiceContext,
+  type LocalStatus,
+} from './discovery.js';
 import { BioIDError, callListener, messageOf, configError } from './errors.js';
 import type { FetchLike } from './http.js';
 
@@ -204,13 +213,32 @@ export class StatusWatcher {
     const name = `bioid-status ${this.ctx.localServiceUrl}`;
     const election = (this.#election = new AbortController());
     const channel = (this.#channel = new BroadcastChannel(name));
-    channel.onmessage = ({ data }: MessageEvent<{ status?: { state?: unknown }; next?: unknown; at?: unknown } | 'hello' | null>) => {
+    channel.onmessage = ({ data }: MessageEvent<unknown>) => {
       if (data === 'hello') {
         if (this.#leading && this.#last) this.#post(this.intervalMs);
-      } else if (!this.#leading && typeof data?.status?.state === 'string') {
-        this.#stopPolling();
-        this.#emit(data.status as ReaderStatus, data.at);
-        this.#awaitLeader(data.next);
+      } else if (!this.#leading) {
+        // Any script of the origin can post here: a status is taken only when it is, key for key, what this
+        // tab would show, read as a /status answer is (or a failure: one of its two states, a message of at
+        // most 10,000 characters), with finite times. Anything else changes nothing (docs/security.md, claim 29).
+        try {
+          const { status, next, at } = data as { status: ReaderStatus; next: number; at: number };
+          const polled: PolledStatus =
+            status.workstationId === undefined
+              ? { state: status.state === 'unreachable' ? 'unreachable' : 'error', message: String(status.message).slice(0, 1e4) }
+              : this.#heard(parseStatus(status, Error));
+          if (
+            JSON.stringify({ ...polled, pinned: false }) === JSON.stringify(status) &&
+            Number.isFinite(next) &&
+            next >= 0 &&
+            Number.isFinite(at)
+          ) {
+            this.#stopPolling();
+            this.#emit(polled, at);
+            this.#awaitLeader(next);
+          }
+        } catch {
+          // No object, or no status in it: ignored as well.
+        }
       }
     };
     const lead = (lock: Lock | null) => {
@@ -248,11 +276,11 @@ export class StatusWatcher {
     this.#channel?.postMessage({ status: this.#last, next, at: this.#heardAt });
   }
 
-  /** `next`: the leader's word on its next poll, in ms; anything else counts as now. */
-  #awaitLeader(next: unknown): void {
+  /** `next`: the leader's word on its next poll, in ms (0 or more). */
+  #awaitLeader(next: number): void {
     clearTimeout(this.#hang);
     // The leader's next poll, plus a request's longest wait and one interval of grace.
-    this.#hang = setTimeout(() => this.#claim?.(), Math.max(0, Number(next) || 0) + this.ctx.timeoutMs + this.intervalMs);
+    this.#hang = setTimeout(() => this.#claim?.(), next + this.ctx.timeoutMs + this.intervalMs);
   }
 
   #leave(): void {
@@ -301,19 +329,7 @@ export class StatusWatcher {
     this.#inflight = controller;
     let next: PolledStatus;
     try {
-      const status = await fetchStatus(this.ctx, controller.signal);
-      let deviceId: string | undefined;
-      try {
-        deviceId = pickTarget(status, this.ctx.localServiceUrl).deviceId;
-      } catch {
-        // No connected device with a usable id: deviceId stays undefined.
-      }
-      next = {
-        state: deviceId ? 'ready' : 'no-device',
-        workstationId: status.workstationId,
-        deviceId,
-        devices: status.devices,
-      };
+      next = this.#heard(await fetchStatus(this.ctx, controller.signal));
       this.#failures = 0;
     } catch (error) {
       if (controller.signal.aborted) return; // stopped while waiting; nobody listens any more
@@ -331,6 +347,22 @@ export class StatusWatcher {
     const delay = this.#delay();
     if (this.#leading) this.#post(delay);
     if (!isHidden()) this.#timer = setTimeout(() => void this.#poll(), delay);
+  }
+
+  /** What a /status answer says: ready with the device a dispatch would name, else no-device. */
+  #heard(status: LocalStatus): PolledStatus {
+    let deviceId: string | undefined;
+    try {
+      deviceId = pickTarget(status, this.ctx.localServiceUrl).deviceId;
+    } catch {
+      // No connected device with a usable id: deviceId stays undefined.
+    }
+    return {
+      state: deviceId ? 'ready' : 'no-device',
+      workstationId: status.workstationId,
+      deviceId,
+      devices: status.devices,
+    };
   }
 
   /** The normal interval (no failure), doubled for each failure in a row up to MAX_BACKOFF_MS. */
@@ -353,9 +385,9 @@ export class StatusWatcher {
    * Reports a status of the local service (never pinned: a pin is not polled). `at`: when it was heard
    * (Date.now()), if the leading tab heard it before this one joined; else now.
    */
-  #emit(polled: PolledStatus, at?: unknown): void {
+  #emit(polled: PolledStatus, at?: number): void {
     const status: ReaderStatus = { ...polled, pinned: false };
-    this.#heardAt = Number(at) || Date.now();
+    this.#heardAt = at ?? Date.now();
     const key = JSON.stringify([status.state, status.workstationId, status.deviceId, status.devices]);
     if (key === this.#lastKey) return; // only changes are reported
     this.#lastKey = key;

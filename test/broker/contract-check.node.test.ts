@@ -165,6 +165,18 @@ describe('bioid-broker check names the rule a broker breaks', () => {
     assert.deepStrictEqual(failed(results), [4]);
   });
 
+  it('rule 4: a broker that signs in a cookie it never issued (a gate that reads a "who am I" 200 {} as a session) fails rule 4, and the note names no cookie', async () => {
+    // Its gate: the session cookie's value is checked when there is one; a request without it is asked of
+    // a "who am I" endpoint whose signed-out 200 {} the gate takes for a session.
+    const results = await checkAgainst(
+      reference({ authorize: (request) => signedIn(request) || !/(^|;\s*)sid=/.test(request.headers.get('cookie') ?? 'sid=') }),
+    );
+    assert.deepStrictEqual(failed(results), [4]);
+    const notes = results.get(4)!.notes.join('\n');
+    assert.match(notes, /GET with a made-up cookie: HTTP 200, not 401/);
+    assert.notMatch(notes, /bioid-check-[0-9a-f]/);
+  });
+
   it('rule 9: a broker that answers the same token with the same expires_in (not what is left) fails rule 9', async () => {
     const results = await checkAgainst(
       reference({}, (r) => edited(r, { body: (b) => ('expires_in' in b ? { ...b, expires_in: 300 } : b) })),

@@ -94,6 +94,8 @@ describe('bioid-broker serve (client_credentials) passes bioid-broker check', ()
   before(async () => {
     sessions = await startSessionCheck(['alice']);
     sidecar = await startSidecar(brokerEnv(`${sessions.url}/session-check?app=1`));
+    // The start-up probe has asked the check with its made-up cookie: the calls counted below are the tests' own.
+    await loggedLines(sidecar, (l) => l.event === 'session-check-probe' && l.result === 'refused');
   });
   after(async () => {
     await sidecar?.stop();
@@ -203,10 +205,15 @@ describe('bioid-broker serve, failures and shutdown', () => {
   });
 
   it('SIGTERM: /readyz turns 503 at once while requests are still served for BIOID_SHUTDOWN_DELAY_MS, then it stops accepting, lets a request in flight finish, and exits 0', async () => {
-    // The delay and the slow session check leave a busy machine time to ask /readyz while it drains.
-    const slow = await startServer((_req, res) => void setTimeout(() => res.writeHead(204).end(), 2000));
+    // The delay and the slow session check leave a busy machine time to ask /readyz while it drains. It
+    // refuses any other cookie at once, the start-up probe's made-up one too.
+    const slow = await startServer((req, res) =>
+      req.headers.cookie === 'sid=alice' ? void setTimeout(() => res.writeHead(204).end(), 2000) : void res.writeHead(401).end(),
+    );
     const sidecar = await startSidecar(brokerEnv(`${slow.url}/check`, { BIOID_SHUTDOWN_DELAY_MS: '1500' }));
     try {
+      // The probe's line comes first, so the lines from the stop on are the stop's alone.
+      assert.lengthOf(await loggedLines(sidecar, (l) => l.event === 'session-check-probe'), 1, sidecar.output());
       assert.strictEqual((await get(`${sidecar.url}/readyz`)).status, 200);
       const inFlight = get(`${sidecar.url}/t`, { 'X-CSRF': '1', Cookie: 'sid=alice' });
       await new Promise((resolve) => setTimeout(resolve, 100));

@@ -150,7 +150,11 @@ describe('one /status poller per browser', () => {
     await pollsMore(follower, 1, 0);
     const hung = new BroadcastChannel(name);
     // Its next poll is announced far off, so the follower believes it alive for seconds, however slow the machine.
-    hung.postMessage({ status: { state: 'no-device', pinned: false, workstationId: 'ws-7', devices: [] }, next: 10 * INTERVAL });
+    hung.postMessage({
+      status: { state: 'no-device', workstationId: 'ws-7', devices: [], pinned: false },
+      next: 10 * INTERVAL,
+      at: Date.now(),
+    });
     hung.close();
     await shows(follower, 'no-device');
     const heard = follower.polls.length;
@@ -204,6 +208,111 @@ describe('one /status poller per browser', () => {
     await shows(alone, 'ready');
     await pollsMore(alone, 4, 0);
     for (const gap of gapsFrom(alone, 1)) expect(gap).to.be.at.least(0.9 * INTERVAL);
+  });
+
+  it("a malformed or hostile message on the channel (wrong types, a prototype-polluting object, a huge string, devices that are no list, a next of Infinity or below 0, an at that is not finite) changes no tab's target or shown status", async () => {
+    const leader = tab();
+    await shows(leader, 'ready');
+    const second = tab();
+    await shows(second, 'ready');
+    await pollsMore(second, 1, 0);
+    const seenBefore = [leader.seen.length, second.seen.length];
+    const now = Date.now();
+    // A status that would move the target, were it taken (in the leader's words: its keys in the order
+    // the leader writes them); each message below breaks it in one way.
+    const evil = {
+      state: 'ready',
+      workstationId: 'ws-evil',
+      deviceId: 'dev-evil',
+      devices: [{ deviceId: 'dev-evil', connected: true }],
+      pinned: false,
+    };
+    const huge = 'x'.repeat(1 << 20);
+    const hostile: unknown[] = [
+      // Not a status at all.
+      null,
+      42,
+      'ready',
+      [evil, 200, now],
+      { status: 'ready', next: 200, at: now },
+      { status: null, next: 200, at: now },
+      // Wrong types.
+      { status: { ...evil, workstationId: 7 }, next: 200, at: now },
+      { status: { ...evil, state: 42 }, next: 200, at: now },
+      { status: { ...evil, deviceId: 5, devices: [{ deviceId: 5, connected: true }] }, next: 200, at: now },
+      { status: { ...evil, devices: [{ deviceId: 'dev-evil', connected: 'yes' }] }, next: 200, at: now },
+      { status: { ...evil, devices: [{ deviceId: 'dev-evil', connected: true }, 'dev-2'] }, next: 200, at: now },
+      { status: { ...evil, pinned: true }, next: 200, at: now },
+      { status: { ...evil, message: 'extra' }, next: 200, at: now },
+      { status: { ...evil, extra: 1 }, next: 200, at: now },
+      { status: evil, next: '200', at: now },
+      { status: evil, next: 200, at: String(now) },
+      { status: evil, next: null, at: now },
+      { status: evil, next: 200, at: null },
+      { status: evil, next: 200 },
+      { status: { state: 'unreachable', message: 42, pinned: false }, next: 200, at: now },
+      { status: { state: 'unreachable', message: ['a'], pinned: false }, next: 200, at: now },
+      // A state that is neither a /status answer's nor a failure's, or one that does not follow from it.
+      { status: { state: 'ready', message: 'no ids', pinned: false }, next: 200, at: now },
+      { status: { state: 'checking', pinned: false }, next: 200, at: now },
+      { status: { state: 'pinned', workstationId: 'ws-evil', deviceId: 'dev-evil', pinned: false }, next: 200, at: now },
+      { status: { ...evil, state: 'no-device' }, next: 200, at: now },
+      { status: { ...evil, deviceId: 'dev-other' }, next: 200, at: now },
+      // Prototype-polluting objects: keys named __proto__ arrive as own data, never as a prototype.
+      JSON.parse(`{"status":{"__proto__":${JSON.stringify(evil)}},"next":200,"at":${now}}`),
+      JSON.parse(`{"__proto__":{"status":${JSON.stringify(evil)},"next":200,"at":${now}}}`),
+      JSON.parse(`{"status":{"constructor":{"prototype":${JSON.stringify(evil)}},"state":"ready"},"next":200,"at":${now}}`),
+      // Huge strings.
+      { status: { ...evil, workstationId: huge }, next: 200, at: now },
+      { status: { ...evil, deviceId: huge, devices: [{ deviceId: huge, connected: true }] }, next: 200, at: now },
+      { status: { ...evil, state: huge }, next: 200, at: now },
+      { status: { state: 'error', message: huge, pinned: false }, next: 200, at: now },
+      // Devices that are no list.
+      { status: { ...evil, devices: { 0: evil.devices[0], length: 1 } }, next: 200, at: now },
+      { status: { ...evil, devices: 'dev-evil' }, next: 200, at: now },
+      { status: { ...evil, devices: null }, next: 200, at: now },
+      // Times that are not finite, a next below 0.
+      { status: evil, next: Infinity, at: now },
+      { status: evil, next: -1, at: now },
+      { status: evil, next: NaN, at: now },
+      { status: evil, next: 200, at: Infinity },
+      { status: evil, next: 200, at: -Infinity },
+      { status: evil, next: 200, at: NaN },
+    ];
+    const channel = new BroadcastChannel(`bioid-status ${local}`);
+    try {
+      for (const message of hostile) channel.postMessage(message);
+      // Then one well-formed status from the same channel: messages of one channel arrive in order, so once
+      // it is shown, every message above was handled. The next poll is announced far off, so the second tab
+      // takes no lock meanwhile.
+      channel.postMessage({
+        status: { state: 'no-device', workstationId: 'ws-7', devices: [], pinned: false },
+        next: 50 * INTERVAL,
+        at: Date.now(),
+      });
+      await shows(second, 'no-device');
+    } finally {
+      channel.close();
+    }
+    const shown = second.seen.slice(seenBefore[1]);
+    expect(shown[0], 'the first status shown after the hostile ones is the well-formed one').to.deep.equal({
+      state: 'no-device',
+      workstationId: 'ws-7',
+      deviceId: undefined,
+      devices: [],
+      pinned: false,
+    });
+    for (const status of [...shown, ...leader.seen.slice(seenBefore[0])]) {
+      expect(status.workstationId).to.equal('ws-7');
+      expect([undefined, 'dev-1']).to.include(status.deviceId);
+    }
+    expect(leader.seen.slice(seenBefore[0]), 'the leader takes no status from the channel').to.deep.equal([]);
+    for (const key of ['status', 'state', 'workstationId', 'deviceId', 'devices', 'next', 'at']) {
+      expect(Object.prototype, `Object.prototype.${key}`).not.to.have.own.property(key);
+    }
+    // The leader's next status (ready, as the local service still answers) is taken again.
+    await waitUntil(() => second.seen.at(-1)!.state === 'ready', "the second tab never took the leader's next status");
+    expect(second.seen.at(-1)).to.deep.include({ workstationId: 'ws-7', deviceId: 'dev-1' });
   });
 
   it('without Web Locks each tab polls on its own, as before', async () => {
