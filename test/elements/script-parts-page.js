@@ -5,6 +5,3 @@ document.addEventListener('securitypolicyviolation', (e) => window.__seen.violat
 window.addEventListener('error', (e) => window.__seen.errors.push(String(e.message)));
 window.addEventListener('unhandledrejection', (e) => window.__seen.errors.push(String(e.reason)));
 document.addEventListener('bio-error', (e) => window.__seen.bioErrors.push({ tag: e.target.localName, ...e.detail }));
-// The bundle before it is a classic script in <head>: once the document is parsed, every tag is defined and
-// every element upgraded. The test waits for this word instead of polling the frame against a clock.
-document.addEventListener('DOMContentLoaded', () => window.parent.postMessage('script-parts-page: parsed', '*'));

@@ -26,19 +26,14 @@ async function page(way: string, csp: string, timeoutMs?: number): Promise<PageW
   const frame = document.createElement('iframe');
   frames.push(frame);
   frame.src = `/__test/parts/page?way=${way}&csp=${csp}${timeoutMs ? `&timeout=${timeoutMs}` : ''}`;
-  // Not the frame's load event: a browser may hold it back until the file the element loads has come. The
-  // page's own script says when the document is parsed, whatever the engine's speed.
-  const parsed = new Promise<void>((resolve) => {
-    const heard = (event: MessageEvent) => {
-      if (event.source !== frame.contentWindow || event.data !== 'script-parts-page: parsed') return;
-      window.removeEventListener('message', heard);
-      resolve();
-    };
-    window.addEventListener('message', heard);
-  });
   document.body.append(frame);
-  await parsed;
-  expect(frame.contentDocument!.querySelector('bio-diagnostics')!.shadowRoot, `${way}/${csp}: the script defined no tag`).to.exist;
+  // Not the frame's load event: a browser may hold it back until the file the element loads has come. The
+  // state itself, polled, with test/support/wait.ts's bound (the old 1 s bound failed on a busy machine).
+  await waitUntil(
+    () => frame.contentDocument?.querySelector('bio-diagnostics')?.shadowRoot,
+    `${way}/${csp}: the script defined no tag`,
+    SETTLES,
+  );
   return frame.contentWindow as PageWindow;
 }
 
