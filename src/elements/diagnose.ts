@@ -32,7 +32,7 @@ export interface Row {
   message?: string;
 }
 
-/** Decisions.md: test-capture images are capped at 8 MiB (the data URL's length). */
+/** docs/wire-contract.md: test-capture images are capped at 8 MiB (the data URL's length). */
 const MAX_IMAGE_LENGTH = 8 * 1024 * 1024;
 
 /**

@@ -76,7 +76,7 @@ async function startParty(): Promise<Party> {
       brokerCalls.push({ site, cookie });
       if (req.headers['x-csrf'] !== '1') return json(req, res, 403, { error: 'Missing anti-CSRF header: send X-CSRF: 1.' });
       if (cookie?.includes(SESSION)) return json(req, res, 200, { access_token: TOKEN, expires_in: 300 });
-      // Product.md 5: the broker says when the browser sent no cookie across sites.
+      // docs/broker-contract.md: the broker says when the browser sent no cookie across sites.
       if (site === 'cross-site' && !cookie) return json(req, res, 401, { error: 'No session cookie arrived.', reason: 'no-cookie' });
       return json(req, res, 401, { error: 'Sign in to obtain a token.' });
     }
