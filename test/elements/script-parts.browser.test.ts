@@ -18,9 +18,6 @@ type PageWindow = Window & typeof globalThis & { __seen: Seen };
 
 const frames: HTMLIFrameElement[] = [];
 
-/** States are polled often; test/support/wait.ts bounds the wait. */
-const SETTLES = { interval: 10 };
-
 /** The page with `csp` serving the script `way`, once its tags are defined; `timeoutMs`, <bio-diagnostics>' timeout-ms. */
 async function page(way: string, csp: string, timeoutMs?: number): Promise<PageWindow> {
   const frame = document.createElement('iframe');
@@ -29,11 +26,7 @@ async function page(way: string, csp: string, timeoutMs?: number): Promise<PageW
   document.body.append(frame);
   // Not the frame's load event: a browser may hold it back until the file the element loads has come. The
   // state itself, polled, with test/support/wait.ts's bound (the old 1 s bound failed on a busy machine).
-  await waitUntil(
-    () => frame.contentDocument?.querySelector('bio-diagnostics')?.shadowRoot,
-    `${way}/${csp}: the script defined no tag`,
-    SETTLES,
-  );
+  await waitUntil(() => frame.contentDocument?.querySelector('bio-diagnostics')?.shadowRoot, `${way}/${csp}: the script defined no tag`);
   return frame.contentWindow as PageWindow;
 }
 
@@ -61,7 +54,7 @@ async function expectChecksRan(win: PageWindow, chunkUrl: string): Promise<void>
 
 /** The bio-error of <bio-diagnostics> on the page, once fired. */
 async function diagnosticsError(win: PageWindow) {
-  await waitUntil(() => win.__seen.bioErrors.some((e) => e.tag === 'bio-diagnostics'), 'no bio-error', SETTLES);
+  await waitUntil(() => win.__seen.bioErrors.some((e) => e.tag === 'bio-diagnostics'), 'no bio-error');
   return win.__seen.bioErrors.find((e) => e.tag === 'bio-diagnostics')!;
 }
 
@@ -112,7 +105,7 @@ describe('<bio-diagnostics> loads its code from next to the script', function ()
     expect(error).to.include({ operation: 'diagnostics', code: 'config', retryable: false });
     expect(error!.message).to.contain(url).and.contain('next to it');
     const root = shadow(win, 'bio-diagnostics');
-    await waitUntil(() => root.querySelector('[part="error"]'), 'the failure is not shown', SETTLES);
+    await waitUntil(() => root.querySelector('[part="error"]'), 'the failure is not shown');
     expect(root.querySelector('[part="error"]')!.textContent).to.contain(url);
     expect(root.textContent).to.contain('This component is not set up correctly.');
     // start() rejects with the same error; it asks again, and the page keeps working.
@@ -122,7 +115,7 @@ describe('<bio-diagnostics> loads its code from next to the script', function ()
       .catch((e: unknown) => (rejected = e));
     expect(rejected).to.have.property('code', 'config');
     expect(diagnostics(win).report).to.equal('');
-    await waitUntil(() => shadow(win, 'bio-reader-status')?.querySelector('[part="state"]'), 'bio-reader-status did not render', SETTLES);
+    await waitUntil(() => shadow(win, 'bio-reader-status')?.querySelector('[part="state"]'), 'bio-reader-status did not render');
     expect(win.__seen.errors, 'page errors').to.deep.equal([]);
     expect(win.__seen.violations, 'CSP violations').to.deep.equal([]);
   });
@@ -133,7 +126,7 @@ describe('<bio-diagnostics> loads its code from next to the script', function ()
     expect(error).to.include({ operation: 'diagnostics', code: 'timeout', retryable: true });
     expect(error.message).to.contain('bioid-diagnostics.js').and.contain('300 ms');
     const root = shadow(win, 'bio-diagnostics');
-    await waitUntil(() => root.querySelector('[part="error"]'), 'the failure is not shown', SETTLES);
+    await waitUntil(() => root.querySelector('[part="error"]'), 'the failure is not shown');
     expect(root.querySelector('[part="error"]')!.textContent).to.contain('bioid-diagnostics.js');
     expect(root.textContent).to.contain('Connection failed. Try again.');
     expect(root.querySelector('[part="word"]'), 'the loading word').to.equal(null);
