@@ -26,9 +26,9 @@
 
 defined( 'ABSPATH' ) || exit;
 
-const BIOID_CAP_USE          = 'bioid_use_biometrics';
-const BIOID_CAP_ENROLL       = 'bioid_enroll';
-const BIOID_ROLE_CAPS_OPTION = 'bioid_role_caps';
+const BIOID_CAP_USE           = 'bioid_use_biometrics';
+const BIOID_CAP_ENROLL        = 'bioid_enroll';
+const BIOID_ROLE_CAPS_OPTION  = 'bioid_role_caps';
 /** The mark a super admin's save puts on a site's grants where they are the network's decision. */
 const BIOID_GRANTS_BY_NETWORK = 'granted_by_network';
 
