@@ -348,6 +348,43 @@ describe('shared token store: brokers on several instances share one Redis', () 
     );
   });
 
+  it("a deleted entry written back (a captured ciphertext, without an expiry) is served again only until the expiry sealed inside it, however long Redis keeps it: the bound of docs/security.md's claim 27", async () => {
+    const clock = installFakeDate();
+    try {
+      let issued = 0;
+      const fetchImpl = async () => json({ access_token: `replay-tok-${++issued}`, expires_in: 300 });
+      const ask = async (broker: Awaited<ReturnType<typeof instance>>['broker'], headers: Record<string, string> = {}) => {
+        const writes: Promise<unknown>[] = [];
+        const response = await broker(brokerRequest({ headers }), { waitUntil: (promise) => void writes.push(promise) });
+        await Promise.all(writes);
+        return tokenOf(response);
+      };
+      const a = await instance({ fetchImpl, refusedTokenMinAgeMs: 1 });
+      const first = await ask(a.broker);
+      const [captured] = await settledStore(1, 'the token is stored');
+      // The middleware refuses it: the broker deletes it from the store and stores its replacement.
+      clock.tick(5);
+      const replaced = await ask(a.broker, { 'X-Refused-Token': await hashToken(first) });
+      assert.notStrictEqual(replaced, first);
+
+      // Someone who can write to Redis (and read it before) writes the captured value back, for ever.
+      await admin.set(captured!.key, captured!.value);
+      assert.strictEqual(await admin.pTTL(captured!.key), -1, 'no expiry in Redis');
+      // It decrypts under its own name, so an instance without a local copy serves it while its sealed
+      // expiry (issued + expires_in, less the 2 s a token must have left) allows: the replay claim 27 admits.
+      clock.tick(298_000 - 5 - 1);
+      assert.strictEqual(await ask((await instance({ fetchImpl })).broker), first, 'within its sealed expiry');
+      // Past it, no instance serves it, though Redis still holds it: the next one exchanges.
+      clock.tick(2);
+      assert.strictEqual(await admin.get(captured!.key), captured!.value, 'still in Redis');
+      const after = await ask((await instance({ fetchImpl })).broker);
+      assert.notInclude([first, replaced], after);
+      assert.strictEqual(issued, 3, 'the written-back token stopped being served at its sealed expiry');
+    } finally {
+      clock.uninstall();
+    }
+  });
+
   /**
    * The client_credentials lock as someone with write access to Redis would plant it: under the name a
    * broker's store writes (learned from one cold request of a broker for CLIENT at `idp`), without an

@@ -12,7 +12,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- WordPress's window.wp (the block editor's API) has no types here */
 import { assert } from 'chai';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -21,7 +21,7 @@ import { packWordPress } from '../../scripts/pack-wordpress.mjs';
 import { startSimulator, type RunningSimulator } from '../../simulator/src/simulator.js';
 import { runBin } from '../broker/bin-support.js';
 import { runOperation } from '../e2e/operations.js';
-import { findStack, startSite, type RunningSite } from './site.js';
+import { findStack, startSite, type RunningNetwork, type RunningSite } from './site.js';
 
 const CLIENT = { clientId: 'wp-portal', clientSecret: 'wp-secret-7f3a9c0e5b1d4a2f' };
 const USERS = { admin: 'admin-pass-4821', author: 'author-pass-9134', visitor: 'visitor-pass-6627' };
@@ -32,6 +32,7 @@ const PASTED = `<bio-verify class="pasted" subject-id="${SUBJECT}" middleware-ur
 // The site owner lets one other origin's pages get tokens (the filter's only use here: the CORS rules).
 const PORTAL = 'https://portal.example';
 const MU_PLUGINS = { 'bioid-origins.php': `<?php add_filter( 'bioid_token_allowed_origins', fn() => array( '${PORTAL}' ) );\n` };
+const NETWORK_USERS = { netadmin: 'netadmin-pass-3071', siteadmin: 'siteadmin-pass-8452' };
 const SHOTS = process.env.BIOID_WORDPRESS_SCREENSHOTS ? resolve(process.env.BIOID_WORDPRESS_SCREENSHOTS) : undefined;
 
 type Puppeteer = {
@@ -64,6 +65,9 @@ describe("the WordPress plugin in Debian's WordPress (Chromium)", function () {
     const zip = packWordPress({ out: join(dir, 'bioid.zip') });
     sim = await startSimulator({ ...CLIENT, captureDelayMs: [0, 30] });
     site = await startSite(stack, { zip, users: USERS, muPlugins: MU_PLUGINS });
+    // The multisite test's network installs (some 10 s of PHP and MariaDB) while the browser tests run;
+    // that test awaits it (a failure surfaces there, so it is marked handled here).
+    startNetwork().catch(() => {});
     browser = await launch('chromium');
     if (SHOTS) mkdirSync(SHOTS, { recursive: true });
   });
@@ -75,6 +79,20 @@ describe("the WordPress plugin in Debian's WordPress (Chromium)", function () {
     await sim?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
+
+  /** The network of the multisite test, its client secret and addresses in wp-config.php (started once). */
+  const startNetwork = () =>
+    site.network({
+      users: NETWORK_USERS,
+      constants: {
+        BIOID_CLIENT_SECRET: CLIENT.clientSecret,
+        BIOID_CLIENT_ID: CLIENT.clientId,
+        BIOID_ISSUER_URL: sim.idp.baseUrl,
+        BIOID_REALM: sim.idp.realm,
+        BIOID_MIDDLEWARE_URL: sim.middleware.url,
+        BIOID_INTEGRATOR_ID: CLIENT.clientId,
+      },
+    });
 
   /** A new browser context signed in as `login` (or signed out), its page on `path`. */
   async function as(
@@ -117,6 +135,58 @@ describe("the WordPress plugin in Debian's WordPress (Chromium)", function () {
     writeFileSync(file, text);
     const time = new Date(Math.max(Date.now(), mtimeMs + 1000));
     utimesSync(file, time, time);
+  }
+
+  /**
+   * A request to the network's site 2: sent to the network's php -S on 127.0.0.1 with site 2's host name
+   * as its Host (how WordPress picks the site), never following a redirect.
+   */
+  function onSite2(
+    network: RunningNetwork,
+    path: string,
+    init: { method?: string; cookie?: string; headers?: Record<string, string>; body?: string } = {},
+  ): Promise<{ status: number; text: string }> {
+    const { port } = new URL(network.url);
+    return new Promise((resolveRequest, reject) => {
+      const req = httpRequest(
+        {
+          host: '127.0.0.1',
+          port,
+          path,
+          method: init.method ?? 'GET',
+          headers: { Host: network.site2Host, ...(init.cookie ? { Cookie: init.cookie } : {}), ...init.headers },
+        },
+        (response) => {
+          let text = '';
+          response.setEncoding('utf8');
+          response.on('data', (chunk: string) => (text += chunk));
+          response.on('end', () => resolveRequest({ status: response.statusCode!, text }));
+        },
+      );
+      req.once('error', reject);
+      req.end(init.body);
+    });
+  }
+
+  /** Posts site 2's Settings > BioID form as the cookie's user, with `role` ticked for both capabilities. */
+  async function postGrants(network: RunningNetwork, cookie: string, role: string) {
+    const form = await onSite2(network, '/wp-admin/options-general.php?page=bioid', { cookie });
+    const nonce = /name="_wpnonce" value="([^"]+)"/.exec(form.text)?.[1];
+    assert.isString(nonce, `the settings page (${form.status}) has its form`);
+    const body = new URLSearchParams({
+      option_page: 'bioid',
+      action: 'update',
+      _wpnonce: nonce!,
+      _wp_http_referer: '/wp-admin/options-general.php?page=bioid',
+      'bioid_role_caps[bioid_use_biometrics][]': role,
+      'bioid_role_caps[bioid_enroll][]': role,
+    });
+    return onSite2(network, '/wp-admin/options.php', {
+      method: 'POST',
+      cookie,
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: body.toString(),
+    });
   }
 
   const tagsOfBundle = () =>
@@ -718,6 +788,34 @@ describe("the WordPress plugin in Debian's WordPress (Chromium)", function () {
       );
       await new Promise<void>((done) => lenient.close(() => done()));
     }
+  });
+
+  it("on a network with the client secret in wp-config.php, site 2's administrator ticks the grant and still gets 403: only a super admin grants the network's token", async () => {
+    const network = await startNetwork();
+    const siteAdmin = await network.cookie('siteadmin');
+    const token = () => onSite2(network, '/wp-admin/admin-ajax.php?action=bioid_token', { cookie: siteAdmin, headers: { 'X-CSRF': '1' } });
+    assert.strictEqual((await token()).status, 403, 'no grant yet');
+
+    // Site 2's administrator posts Settings > BioID with their own role ticked for both capabilities.
+    const posted = await postGrants(network, siteAdmin, 'administrator');
+    assert.strictEqual(posted.status, 302, 'options.php took the post');
+    const refused = await token();
+    assert.strictEqual(refused.status, 403, "a site administrator's grant does not hand out the network's token");
+    assert.notInclude(refused.text, 'access_token');
+    const page = await onSite2(network, '/wp-admin/options-general.php?page=bioid', { cookie: siteAdmin });
+    assert.match(page.text, /decided by a super admin of the network; this site cannot change it/);
+    assert.notMatch(page.text, /name="bioid_role_caps\[/, 'the role checkboxes are shown, not sent');
+    // Grants a site administrator saved before the secret moved to wp-config.php (no super admin's mark) do not count either.
+    await network.php(
+      "remove_all_filters('sanitize_option_bioid_role_caps'); update_option('bioid_role_caps', array('bioid_use_biometrics' => array('administrator'), 'bioid_enroll' => array()));",
+    );
+    assert.strictEqual((await token()).status, 403, 'grants saved by a site administrator earlier');
+
+    // A super admin grants the same on the same page: now site 2's administrator gets the token.
+    assert.strictEqual((await postGrants(network, await network.cookie('netadmin'), 'administrator')).status, 302);
+    const granted = await token();
+    assert.strictEqual(granted.status, 200, granted.text);
+    assert.isString((JSON.parse(granted.text) as { access_token?: unknown }).access_token);
   });
 
   it('the plugin logged no PHP warning or notice', async () => {

@@ -15,14 +15,30 @@
  * The grants are one option (role => capabilities) applied through the `user_has_cap` filter, so nothing
  * is written into the roles and deleting the option (uninstall.php) removes every grant.
  *
+ * On multisite with the client secret in wp-config.php, every site exchanges the network's client for the
+ * same tenant-wide token, so a site's grants are the network's decision: only a super admin
+ * (manage_network_options) may save them, a site administrator's post of the form changes nothing, and
+ * grants saved without a super admin (say before the secret moved to wp-config.php) do not count. A site
+ * with a secret of its own keeps its own grants (docs/wordpress.md, "Multisite").
+ *
  * @package bioid
  */
 
 defined( 'ABSPATH' ) || exit;
 
-const BIOID_CAP_USE          = 'bioid_use_biometrics';
-const BIOID_CAP_ENROLL       = 'bioid_enroll';
-const BIOID_ROLE_CAPS_OPTION = 'bioid_role_caps';
+const BIOID_CAP_USE           = 'bioid_use_biometrics';
+const BIOID_CAP_ENROLL        = 'bioid_enroll';
+const BIOID_ROLE_CAPS_OPTION  = 'bioid_role_caps';
+/** The mark a super admin's save puts on a site's grants where they are the network's decision. */
+const BIOID_GRANTS_BY_NETWORK = 'granted_by_network';
+
+/**
+ * Whether this site's grants are the network's decision: multisite, with the client secret (and so the
+ * client and the token) coming from wp-config.php.
+ */
+function bioid_grants_need_network() {
+	return is_multisite() && array() !== bioid_locked_settings();
+}
 
 /**
  * The plugin's capabilities with their labels for the settings page.
@@ -42,8 +58,12 @@ function bioid_capabilities() {
  * @return array<string, string[]>
  */
 function bioid_role_grants() {
-	$saved  = get_option( BIOID_ROLE_CAPS_OPTION, array() );
-	$saved  = is_array( $saved ) ? $saved : array();
+	$saved = get_option( BIOID_ROLE_CAPS_OPTION, array() );
+	$saved = is_array( $saved ) ? $saved : array();
+	if ( bioid_grants_need_network() && empty( $saved[ BIOID_GRANTS_BY_NETWORK ] ) ) {
+		// Not saved by a super admin: a site administrator's grants do not hand out the network's token.
+		$saved = array();
+	}
 	$grants = array();
 	foreach ( array_keys( bioid_capabilities() ) as $cap ) {
 		$roles          = isset( $saved[ $cap ] ) && is_array( $saved[ $cap ] ) ? $saved[ $cap ] : array();
@@ -54,17 +74,25 @@ function bioid_role_grants() {
 
 /**
  * Sanitizes the role checkboxes of the settings page: only existing roles, only the plugin's capabilities.
+ * Where the grants are the network's decision, only a super admin's save is taken (and marked as theirs);
+ * anyone else's leaves the stored grants as they are.
  *
  * @param mixed $input capability => role names.
- * @return array<string, string[]>
+ * @return array<string, string[]|bool>
  */
 function bioid_sanitize_role_caps( $input ) {
+	if ( bioid_grants_need_network() && ! current_user_can( 'manage_network_options' ) ) {
+		return get_option( BIOID_ROLE_CAPS_OPTION, array() );
+	}
 	$input  = is_array( $input ) ? $input : array();
 	$roles  = array_keys( wp_roles()->get_names() );
 	$output = array();
 	foreach ( array_keys( bioid_capabilities() ) as $cap ) {
 		$given          = isset( $input[ $cap ] ) && is_array( $input[ $cap ] ) ? array_map( 'strval', $input[ $cap ] ) : array();
 		$output[ $cap ] = array_values( array_intersect( $roles, $given ) );
+	}
+	if ( bioid_grants_need_network() ) {
+		$output[ BIOID_GRANTS_BY_NETWORK ] = true;
 	}
 	return $output;
 }
@@ -93,7 +121,8 @@ function bioid_user_granted( $cap, $user = null ) {
 		return true;
 	}
 	// Given to the user directly (or to a role by a role editor): the capability itself, not a super admin's all.
-	return ! empty( $user->allcaps[ $cap ] );
+	// Not where the grants are the network's: a role editor on one site could do what its form cannot.
+	return ! bioid_grants_need_network() && ! empty( $user->allcaps[ $cap ] );
 }
 
 // current_user_can( 'bioid_use_biometrics' ) and user_can() follow the grants (for other plugins and themes).

@@ -97,13 +97,25 @@ function bioid_render_settings_page() {
 				<?php esc_html_e( 'Bind the subject to the user on your server (confirm a verification with the subject your server expects, never one the browser sent). Where the middleware must know which user acts, use a per-user token (OAuth 2.0 token exchange, RFC 8693) instead of this broker.', 'bioid' ); ?>
 			</p></div>
 			<p><?php esc_html_e( 'No role has these until you tick it here. On multisite only members of this site get them.', 'bioid' ); ?></p>
+			<?php $grants_locked = bioid_grants_need_network() && ! current_user_can( 'manage_network_options' ); ?>
+			<?php if ( bioid_grants_need_network() ) : ?>
+				<p class="bioid-grants-network"><strong>
+					<?php
+					echo esc_html(
+						$grants_locked
+							? __( 'The client secret is the network\'s (wp-config.php), so which roles of this site get its token is decided by a super admin of the network; this site cannot change it.', 'bioid' )
+							: __( 'The client secret is the network\'s (wp-config.php): as a super admin you decide which roles of this site get its token; site administrators cannot change it.', 'bioid' )
+					);
+					?>
+				</strong></p>
+			<?php endif; ?>
 			<table class="form-table bioid-roles" role="presentation">
 				<?php foreach ( bioid_capabilities() as $cap => $label ) : ?>
 					<tr>
 						<th scope="row"><?php echo esc_html( $label ); ?><br><code><?php echo esc_html( $cap ); ?></code></th>
 						<td><fieldset>
 							<?php foreach ( wp_roles()->get_names() as $role => $role_name ) : ?>
-								<label><input type="checkbox" name="<?php echo esc_attr( BIOID_ROLE_CAPS_OPTION . '[' . $cap . '][]' ); ?>" value="<?php echo esc_attr( $role ); ?>" id="<?php echo esc_attr( 'bioid-cap-' . $cap . '-' . $role ); ?>" <?php checked( in_array( $role, $grants[ $cap ], true ) ); ?>> <?php echo esc_html( translate_user_role( $role_name ) ); ?></label><br>
+								<label><input type="checkbox" <?php echo $grants_locked ? 'disabled' : 'name="' . esc_attr( BIOID_ROLE_CAPS_OPTION . '[' . $cap . '][]' ) . '"'; ?> value="<?php echo esc_attr( $role ); ?>" id="<?php echo esc_attr( 'bioid-cap-' . $cap . '-' . $role ); ?>" <?php checked( in_array( $role, $grants[ $cap ], true ) ); ?>> <?php echo esc_html( translate_user_role( $role_name ) ); ?></label><br>
 							<?php endforeach; ?>
 						</fieldset></td>
 					</tr>
