@@ -926,6 +926,7 @@ describe('shared token store: configuration errors name what to fix', () => {
       BIOID_TOKEN_STORE_PASSWORD: password,
     });
     assert.deepStrictEqual(passwordOnly, {
+      topology: 'server',
       url: 'unix:///run/redis/redis.sock',
       socketPath: '/run/redis/redis.sock',
       encryptionKey: [KEY],
@@ -994,6 +995,7 @@ describe('shared token store: configuration errors name what to fix', () => {
     assert.deepStrictEqual(
       tokenStoreFromEnv({ BIOID_TOKEN_STORE_URL: `redis://urluser:${inUrl}@cache:6379`, BIOID_TOKEN_STORE_KEY: KEY }),
       {
+        topology: 'server',
         url: `redis://urluser:${inUrl}@cache:6379`,
         encryptionKey: [KEY],
       },
@@ -1006,6 +1008,7 @@ describe('shared token store: configuration errors name what to fix', () => {
     assert.deepStrictEqual(
       tokenStoreFromEnv({ BIOID_TOKEN_STORE_URL: 'unix:///run/redis/redis.sock', BIOID_TOKEN_STORE_KEY: ` ${KEY} , ${NEW_KEY}` }),
       {
+        topology: 'server',
         url: 'unix:///run/redis/redis.sock',
         socketPath: '/run/redis/redis.sock',
         encryptionKey: [KEY, NEW_KEY],
