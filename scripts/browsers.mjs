@@ -123,8 +123,11 @@ export const REQUIREMENTS = [
     debian: 'php-curl',
     why: "the PHP recipe's client_credentials exchange (curl)",
   },
-  // The shared token store suite (test/broker/token-store.node.test.ts) starts its own Redis on a
-  // socket in a temporary folder; Debian's package is enough (the service itself is kept from starting).
+  // The shared token store suites start their own Redis: on a socket in a temporary folder
+  // (test/broker/token-store.node.test.ts), and as TLS server, sentinels and cluster nodes on loopback
+  // ports (test/broker/token-store-topologies.node.test.ts). Debian's package is enough: its redis-server
+  // has TLS built in and runs every role (--sentinel, --cluster-enabled), and the cluster is formed with
+  // CLUSTER commands, not redis-cli (the service itself is kept from starting).
   {
     id: 'redisServer',
     name: 'Redis server',

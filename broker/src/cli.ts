@@ -50,9 +50,17 @@ Usage:
         ${BROKER_ENV.tokenStoreUrl}, ${BROKER_ENV.tokenStoreKey}
                                  several instances: a shared Redis/Valkey (redis://, rediss://,
                                  unix://) and its key (openssl rand -base64 32)
+        ${BROKER_ENV.tokenStoreSentinelUrls}, ${BROKER_ENV.tokenStoreSentinelMaster}
+                                 instead of the URL: the sentinels (redis://host:26379,...) and
+                                 the master's name; a failover is followed by itself
+        ${BROKER_ENV.tokenStoreClusterUrls}
+                                 instead of the URL: a Redis Cluster's seed nodes (redis://host:6379,...)
+        ${BROKER_ENV.tokenStoreCaFile}    rediss://: PEM file of the store's CA (beside the system's)
+        ${BROKER_ENV.tokenStoreCertFile}, ${BROKER_ENV.tokenStoreKeyFile}
+                                 rediss://: PEM files of a client certificate and its key (mutual TLS)
         ${BROKER_ENV.tokenStoreUsername}, ${BROKER_ENV.tokenStorePassword}
                                  the store's ACL user and password, for every scheme (unix://
-                                 too), instead of user:password@ in the URL
+                                 too) and topology, instead of user:password@ in the URL
         ${BROKER_ENV.tokenStoreTimeoutMs}   bound on each store call, ms (default ${DEFAULT_STORE_TIMEOUT_MS})
         ${BROKER_ENV.tokenStoreLockWaitMs}   how long to wait for another instance's exchange,
                                  ms (default ${DEFAULT_STORE_LOCK_WAIT_MS}); a lock that never expires is not waited on

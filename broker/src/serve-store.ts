@@ -1,8 +1,11 @@
 /**
- * The sidecar's shared token store: a node-redis client for BIOID_TOKEN_STORE_URL (with
- * BIOID_TOKEN_STORE_USERNAME and BIOID_TOKEN_STORE_PASSWORD when set), connected in the
- * background (start-up never waits for Redis: the broker fails open until it answers), with its connection
- * errors kept from crashing the process and logged at most once a minute.
+ * The sidecar's shared token store: a node-redis client for the topology the environment names
+ * (src/broker/store-topology.ts): `createClient` for BIOID_TOKEN_STORE_URL, `createSentinel` for
+ * BIOID_TOKEN_STORE_SENTINEL_URLS + _MASTER, `createCluster` for BIOID_TOKEN_STORE_CLUSTER_URLS; TLS with
+ * BIOID_TOKEN_STORE_CA_FILE (trusted beside the system's CAs) and _CERT_FILE/_KEY_FILE (mutual TLS) on every
+ * TLS connection; BIOID_TOKEN_STORE_USERNAME and _PASSWORD for the data nodes. It connects in the
+ * background (start-up never waits for Redis: the broker fails open until it answers), keeps its
+ * connection errors from crashing the process and logs them at most once a minute.
  *
  * A store that stops answering while its connection stays open (a frozen process, a network that drops
  * packets without a reset) is found and dropped (docs/operations.md, "The store's connection"): the client
@@ -13,19 +16,26 @@
  *
  * `redis` (a dependency of bioid-broker) is loaded only when a store is configured.
  */
+import { readFileSync } from 'node:fs';
+import { rootCertificates } from 'node:tls';
 import { BioIDError } from 'bioid-sdk';
 import { STORE_ENV, redisTokenStore, type RedisClientLike, type TokenStore, type TokenStoreSettings } from 'bioid-sdk/broker';
 import { throttled } from './throttle.js';
 import { tracedStore } from './tracing.js';
 
+/** A connected node-redis client of any topology, as far as this module uses it. */
+type TopologyClient = RedisClientLike & {
+  on(event: 'error' | 'ready' | 'ping-interval', listener: (value: unknown) => void): unknown;
+  connect(): Promise<unknown>;
+  ping(): Promise<unknown>;
+  destroy(): void;
+};
+
 /** What this module needs of the `redis` package. */
 interface RedisModule {
-  createClient(options: Record<string, unknown>): RedisClientLike & {
-    on(event: 'error' | 'ready' | 'ping-interval', listener: (value: unknown) => void): unknown;
-    connect(): Promise<unknown>;
-    ping(): Promise<unknown>;
-    destroy(): void;
-  };
+  createClient(options: Record<string, unknown>): TopologyClient;
+  createSentinel(options: Record<string, unknown>): TopologyClient;
+  createCluster(options: Record<string, unknown>): TopologyClient;
 }
 
 /** How the connection finds a store that stopped answering; tests shorten them. */
@@ -48,7 +58,10 @@ export interface ConnectedStore {
   where: string;
   /** Whether the store has answered a command once (a PING): `/readyz` waits for it, once. */
   answered(): boolean;
-  /** Whether the store's last word was a refusal of this instance's credentials (NOAUTH, WRONGPASS). */
+  /**
+   * Whether the store refused this instance's credentials (NOAUTH, WRONGPASS) or TLS (an untrusted or misnamed
+   * certificate, a client certificate refused) since it last answered.
+   */
   refused(): boolean;
   close(): void;
 }
@@ -73,57 +86,97 @@ export async function connectTokenStore(
     // node-redis's default gives up on a connection that timed out; the store may come back, so retry,
     // backing off to 2 s (with jitter, so instances do not reconnect in step).
     reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2_000) + Math.floor(Math.random() * 200),
+    ...tlsOptions(settings),
   };
   // Commands fail at once while disconnected instead of queueing: a queued lock or write replayed minutes
   // later would only get in the way, and the broker serves without the store meanwhile.
   // BIOID_TOKEN_STORE_USERNAME/PASSWORD for every scheme (a unix:// URL cannot carry them). When they are
   // set, tokenStoreFromEnv (src/broker/store-env.ts) has made sure the URL carries no credentials of its
   // own, which node-redis would take instead of these.
-  const client = redis.createClient({
-    ...(settings.socketPath ? { socket: { ...socket, path: settings.socketPath } } : { url: settings.url, socket }),
+  const node = {
     ...(settings.username === undefined ? {} : { username: settings.username }),
     ...(settings.password === undefined ? {} : { password: settings.password }),
     disableOfflineQueue: true,
     pingInterval: limits.pingIntervalMs,
     commandsQueueMaxLength: limits.maxQueued,
-  });
+  };
+  const { sentinel, cluster } = settings;
+  const client = sentinel
+    ? redis.createSentinel({
+        name: sentinel.master,
+        sentinelRootNodes: sentinel.urls.map(hostAndPort),
+        nodeClientOptions: { ...node, socket },
+        // The sentinels' own credentials, if any, are in their URLs (src/broker/store-topology.ts).
+        sentinelClientOptions: { ...credentialsOf(sentinel.urls), socket },
+      })
+    : cluster
+      ? redis.createCluster({ rootNodes: cluster.urls.map((url) => ({ socket: hostAndPort(url) })), defaults: { ...node, socket } })
+      : redis.createClient({
+          ...(settings.socketPath ? { socket: { ...socket, path: settings.socketPath } } : { url: settings.url, socket }),
+          ...node,
+        });
   let last: StoreFailure = { error: 'error' };
-  const report = throttled((suppressed) => {
+  const line = (suppressed: number) => {
     const { error, fix } = last;
     log({ event: 'store-connection-error', error, ...(fix ? { fix } : {}), ...(suppressed ? { suppressed } : {}) });
-  });
+  };
+  // Refusals apart: the hint that keeps an instance unready is written even when a reset came first.
+  const reportFailure = throttled(line);
+  const reportRefusal = throttled(line);
+  const report = () => (last.refused ? reportRefusal() : reportFailure());
+  // A refusal stays until the store answers: the reset that often follows a TLS alert says nothing of
+  // whether the configuration was fixed.
+  let refused = false;
   const failed = (error: unknown) => {
     last = describeStoreFailure(error, settings, limits);
+    if (last.refused) refused = true;
     report();
   };
   // The client's own errors (connection, timeout, a failed PING of pingInterval).
   client.on('error', failed);
-  // 'ready' only says the connection is open: a store that wants a password takes it and then refuses every
-  // command (NOAUTH). The store has answered once a command of ours did: the PING sent when ready, or
-  // one of pingInterval's.
   let answered = false;
-  client.on('ready', () => {
-    client.ping().then(() => {
+  let closed = false;
+  if (sentinel || cluster) {
+    void connectAndProbe(client, limits.pingIntervalMs, failed, () => closed).then(() => {
       answered = true;
-    }, failed);
-  });
-  client.on('ping-interval', () => {
-    answered = true;
-  });
-  client.connect().catch(() => {
-    // Reported through 'error'; the client keeps reconnecting.
-  });
-  const url = new URL(settings.url);
-  const where = settings.socketPath ? `unix://${settings.socketPath}` : `${url.protocol}//${url.host}`;
+      refused = false;
+    });
+  } else {
+    // 'ready' only says the connection is open: a store that wants a password takes it and then refuses every
+    // command (NOAUTH). The store has answered once a command of ours did: the PING sent when ready, or
+    // one of pingInterval's.
+    client.on('ready', () => {
+      client.ping().then(() => {
+        answered = true;
+        refused = false;
+      }, failed);
+    });
+    client.on('ping-interval', () => {
+      answered = true;
+      refused = false;
+    });
+    client.connect().catch(() => {
+      // Reported through 'error'; the client keeps reconnecting.
+    });
+  }
+  const first = new URL(settings.url ?? (sentinel ?? cluster)!.urls[0]);
+  const where = settings.socketPath
+    ? `unix://${settings.socketPath}`
+    : sentinel
+      ? `sentinel ${sentinel.master} via ${sentinel.urls.map((url) => new URL(url).host).join(',')}`
+      : cluster
+        ? `cluster via ${cluster.urls.map((url) => new URL(url).host).join(',')}`
+        : `${first.protocol}//${first.host}`;
   return {
     store: tracedStore(
       redisTokenStore({ client, encryptionKey: settings.encryptionKey }),
-      settings.socketPath ? {} : { address: url.hostname, port: Number(url.port || 6379) },
+      settings.socketPath ? {} : { address: first.hostname, port: Number(first.port || 6379) },
     ),
     where,
     answered: () => answered,
-    refused: () => last.refused === true,
+    refused: () => refused,
     close: () => {
+      closed = true;
       try {
         client.destroy();
       } catch {
@@ -133,11 +186,135 @@ export async function connectTokenStore(
   };
 }
 
+/**
+ * Sentinel and cluster clients have no 'ready' per connection to hang a PING on, and a cluster client
+ * does not retry its first discovery: connect until it takes, then PING until the store answers once.
+ */
+async function connectAndProbe(client: TopologyClient, pauseMs: number, failed: (error: unknown) => void, closed: () => boolean) {
+  const pause = () => new Promise((resolve) => setTimeout(resolve, pauseMs).unref());
+  for (;;) {
+    if (closed()) return new Promise<never>(() => {});
+    try {
+      await client.connect();
+      break;
+    } catch (error) {
+      failed(error);
+      await pause();
+    }
+  }
+  for (;;) {
+    if (closed()) return new Promise<never>(() => {});
+    try {
+      await client.ping();
+      return;
+    } catch (error) {
+      failed(error);
+      await pause();
+    }
+  }
+}
+
+const hostAndPort = (url: string) => {
+  const { hostname, port } = new URL(url);
+  return { host: hostname.replace(/^\[(.*)\]$/, '$1'), port: Number(port || 6379) };
+};
+
+/** The credentials the first of `urls` that has any carries. */
+function credentialsOf(urls: readonly string[]): { username?: string; password?: string } {
+  const url = urls.map((u) => new URL(u)).find((u) => u.username !== '' || u.password !== '');
+  if (!url) return {};
+  return {
+    ...(url.username === '' ? {} : { username: decodeURIComponent(url.username) }),
+    ...(url.password === '' ? {} : { password: decodeURIComponent(url.password) }),
+  };
+}
+
+/**
+ * The TLS socket options when the store's URLs are rediss://: the CA file trusted beside the system's CAs
+ * (node's `ca` replaces them, so they are passed too), the client certificate for mutual TLS. Node checks
+ * the server's name against its certificate. A file that cannot be read, or holds no PEM, stops start-up
+ * with an error naming its variable (never its content: one of them is a private key).
+ */
+function tlsOptions(settings: TokenStoreSettings): Record<string, unknown> {
+  const first = settings.url ?? (settings.sentinel ?? settings.cluster)?.urls[0] ?? '';
+  if (!first.startsWith('rediss:')) return {};
+  const { caFile, certFile, keyFile } = settings.tls ?? {};
+  return {
+    tls: true,
+    ...(caFile ? { ca: [...rootCertificates, pemFile(caFile, STORE_ENV.caFile)] } : {}),
+    ...(certFile && keyFile ? { cert: pemFile(certFile, STORE_ENV.certFile), key: pemFile(keyFile, STORE_ENV.keyFile) } : {}),
+  };
+}
+
+function pemFile(path: string, variable: string): string {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    throw new BioIDError(
+      'config',
+      `bioid-broker serve: ${variable} names a file this process cannot read (${typeof code === 'string' ? code : 'error'}): mount the PEM file there (a Kubernetes Secret as a volume), or correct ${variable}.`,
+    );
+  }
+  if (!text.includes('-----BEGIN ')) {
+    throw new BioIDError(
+      'config',
+      `bioid-broker serve: ${variable} names a file that holds no PEM block (-----BEGIN …): give the PEM file itself.`,
+    );
+  }
+  return text;
+}
+
 interface StoreFailure {
   error: string;
   fix?: string;
-  /** The store refused this instance's credentials: its configuration, not the store, is wrong (not logged). */
+  /**
+   * The store refused this instance's credentials or client certificate, or its certificate is not one this
+   * instance trusts: the instance's configuration, not the store, is wrong (not logged).
+   */
   refused?: true;
+}
+
+/** Node's codes for a server certificate no trusted CA signed. */
+const UNTRUSTED_CERTIFICATE = new Set([
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_SIGNATURE_FAILURE',
+  'CERT_UNTRUSTED',
+]);
+
+/** OpenSSL's alerts for a client certificate the server wanted and did not take. */
+const REFUSED_CLIENT_CERTIFICATE = /^ERR_SSL_.*(CERTIFICATE_REQUIRED|BAD_CERTIFICATE|UNKNOWN_CA|CERTIFICATE_UNKNOWN)$/;
+
+/** TLS failures this instance's configuration causes, with the variable that fixes each. */
+function tlsFailure(code: string, settings: TokenStoreSettings): StoreFailure | undefined {
+  const place = settings.sentinel ? STORE_ENV.sentinelUrls : settings.cluster ? STORE_ENV.clusterUrls : STORE_ENV.url;
+  if (UNTRUSTED_CERTIFICATE.has(code)) {
+    return {
+      error: `the store's certificate is not signed by a CA this instance trusts (${code})`,
+      refused: true,
+      fix: `set ${STORE_ENV.caFile} to the PEM file of the CA that signed the store's certificate`,
+    };
+  }
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
+    return {
+      error: `the store's certificate does not name the host connected to (${code})`,
+      refused: true,
+      fix: `write the host in ${place} as the certificate names it`,
+    };
+  }
+  if (REFUSED_CLIENT_CERTIFICATE.test(code)) {
+    return {
+      error: `the store refused this instance's client certificate (${code})`,
+      refused: true,
+      fix: `set ${STORE_ENV.certFile} and ${STORE_ENV.keyFile} to a client certificate signed by a CA the store trusts, and its key`,
+    };
+  }
+  return undefined;
 }
 
 /**
@@ -146,8 +323,11 @@ interface StoreFailure {
  * hold the URL, and the URL a password.
  */
 function describeStoreFailure(error: unknown, settings: TokenStoreSettings, limits: StoreConnectionLimits): StoreFailure {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && code !== '') return { error: code };
+  // Sentinel and cluster clients wrap a node's error in one of their own: its cause has the code.
+  const code = [error, (error as { cause?: unknown } | null)?.cause]
+    .map((e) => (e as { code?: unknown } | null)?.code)
+    .find((c): c is string => typeof c === 'string' && c !== '');
+  if (code !== undefined) return tlsFailure(code, settings) ?? { error: code };
   if (!(error instanceof Error)) return { error: 'error' };
   const kind = error.constructor.name;
   if (kind === 'SocketTimeoutError') return { error: `no answer for ${limits.socketTimeoutMs} ms: reconnecting` };

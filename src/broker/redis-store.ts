@@ -1,18 +1,25 @@
 /**
- * `redisTokenStore`: the shared token store over Redis 7 or Valkey 7/8, through a node-redis 5 client
- * (`createClient()` of the `redis` package) that the integrator creates, connects and closes. bioid-sdk
- * does not depend on `redis`: the client is typed by the few commands used here.
+ * `redisTokenStore`: the shared token store over Redis 7 or Valkey 7/8, through a node-redis 5 client that
+ * the integrator creates, connects and closes: `createClient()` for one server, `createSentinel()` for a
+ * master watched by sentinels, `createCluster()` for a cluster. bioid-sdk does not depend on `redis`: the
+ * client is typed by the few commands used here, which the three have alike.
  *
  * What Redis holds (docs/broker.md, "Several instances"): key names `prefix` + hex HMAC of the broker's
  * cache key, values AES-256-GCM bound to their key name (store-crypto.ts). The encryption key is never
  * sent to Redis. Lock values are only compared, so they are stored as their HMAC. A lock's remaining life
  * is read with PTTL (`remainingMs`), when the client has it.
+ *
+ * Cluster: every command here names one key, so each goes to that key's master whatever the slot. A value
+ * and its lock are two keys (shared-tokens.ts names the lock `<key>#lock`), HMACs apart and so in unrelated
+ * slots, and no operation needs both at once: taking, reading and releasing the lock are separate
+ * commands, as are the token's read and write. No hash tag is needed, and none is used: a tag would put
+ * every user's keys of one prefix on one master.
  */
 import { BioIDError } from '../core/errors.js';
 import { StoreCipher, readEncryptionKeys } from './store-crypto.js';
 import type { TokenStore } from './store.js';
 
-/** The node-redis 5 commands the store uses (a `RedisClientType` fits). */
+/** The node-redis 5 commands the store uses (a `RedisClientType`, `RedisSentinelType` or `RedisClusterType` fits). */
 export interface RedisClientLike {
   get(key: string): Promise<unknown>;
   set(key: string, value: string, options: { expiration: { type: 'PX'; value: number }; condition?: 'NX' }): Promise<unknown>;
@@ -46,7 +53,10 @@ export function redisTokenStore(options: RedisTokenStoreOptions): TokenStore {
     client === null ||
     !(['get', 'set', 'del', 'eval'] as const).every((m) => typeof client[m] === 'function')
   ) {
-    throw new BioIDError('config', `${WHERE}: client must be a node-redis 5 client (createClient() of the redis package).`);
+    throw new BioIDError(
+      'config',
+      `${WHERE}: client must be a node-redis 5 client (createClient(), createSentinel() or createCluster() of the redis package).`,
+    );
   }
   const cipher = new StoreCipher(readEncryptionKeys(options.encryptionKey, 'encryptionKey', WHERE));
   const prefix = options.prefix ?? DEFAULT_STORE_PREFIX;

@@ -51,6 +51,12 @@ describe('the broker variables (src/broker/env-variables.ts)', () => {
       BROKER_ENV.tokenStoreTimeoutMs,
       BROKER_ENV.tokenStoreUsername,
       BROKER_ENV.tokenStorePassword,
+      BROKER_ENV.tokenStoreCaFile,
+      BROKER_ENV.tokenStoreCertFile,
+      BROKER_ENV.tokenStoreKeyFile,
+      BROKER_ENV.tokenStoreSentinelUrls,
+      BROKER_ENV.tokenStoreSentinelMaster,
+      BROKER_ENV.tokenStoreClusterUrls,
     ]);
   });
 

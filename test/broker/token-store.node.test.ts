@@ -976,6 +976,7 @@ describe('shared token store: configuration errors name what to fix', () => {
       BIOID_TOKEN_STORE_PASSWORD: password,
     });
     assert.deepStrictEqual(passwordOnly, {
+      topology: 'server',
       url: 'unix:///run/redis/redis.sock',
       socketPath: '/run/redis/redis.sock',
       encryptionKey: [KEY],
@@ -1044,6 +1045,7 @@ describe('shared token store: configuration errors name what to fix', () => {
     assert.deepStrictEqual(
       tokenStoreFromEnv({ BIOID_TOKEN_STORE_URL: `redis://urluser:${inUrl}@cache:6379`, BIOID_TOKEN_STORE_KEY: KEY }),
       {
+        topology: 'server',
         url: `redis://urluser:${inUrl}@cache:6379`,
         encryptionKey: [KEY],
       },
@@ -1056,6 +1058,7 @@ describe('shared token store: configuration errors name what to fix', () => {
     assert.deepStrictEqual(
       tokenStoreFromEnv({ BIOID_TOKEN_STORE_URL: 'unix:///run/redis/redis.sock', BIOID_TOKEN_STORE_KEY: ` ${KEY} , ${NEW_KEY}` }),
       {
+        topology: 'server',
         url: 'unix:///run/redis/redis.sock',
         socketPath: '/run/redis/redis.sock',
         encryptionKey: [KEY, NEW_KEY],
