@@ -270,12 +270,15 @@ describe('per-user token map (privacy and memory bounds)', () => {
     const { exchange, calls } = exchangeCount();
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
+    let waiting = 0;
     const tokens = new UserTokens(async (subject) => {
+      waiting += 1;
       await gate;
       return exchange(subject);
     }, 3);
     const burst = Promise.all(['a', 'b', 'c', 'd', 'e'].map((s) => tokens.get(`burst-${s}`)));
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Until all five exchanges are under way (each key is hashed first, off the main thread), not a time.
+    while (waiting < 5) await new Promise((resolve) => setImmediate(resolve));
     assert.strictEqual(tokens.size, 3, 'two of the five were answered without being stored');
     release();
     await burst;
