@@ -152,7 +152,14 @@ async function profileOnce(b, url, mapFor) {
     await cdp.send('Tracing.start', {
       transferMode: 'ReportEvents',
       traceConfig: {
-        includedCategories: ['toplevel', 'devtools.timeline', 'v8', 'v8.execute', 'disabled-by-default-v8.compile', 'disabled-by-default-v8.gc'],
+        includedCategories: [
+          'toplevel',
+          'devtools.timeline',
+          'v8',
+          'v8.execute',
+          'disabled-by-default-v8.compile',
+          'disabled-by-default-v8.gc',
+        ],
       },
     });
     await cdp.send('Profiler.enable');
@@ -346,7 +353,10 @@ export async function runStartupProfile(shared = { root, log: (m) => process.std
     lines.push(
       `| **main-thread total** | **${total('ours').toFixed(2)}** | 100% | **${total('bare').toFixed(2)}** | **${(total('ours') - total('bare')).toFixed(2)}** (${(total('ours') / total('bare')).toFixed(2)}×) |`,
     );
-    const taskLines = [`| Task (by length in its run) | ours ms (wall) | where ours goes, thread ms | bare Lit ms (wall) |`, `|---|---:|---|---:|`];
+    const taskLines = [
+      `| Task (by length in its run) | ours ms (wall) | where ours goes, thread ms | bare Lit ms (wall) |`,
+      `|---|---:|---|---:|`,
+    ];
     for (let rank = 0; rank < 3; rank++) {
       const o = byRank.ours[rank];
       const bb = byRank.bare[rank];
@@ -358,7 +368,9 @@ export async function runStartupProfile(shared = { root, log: (m) => process.std
             .map(([label, ms]) => `${label} ${ms.toFixed(1)}`)
             .join('; ')
         : '';
-      taskLines.push(`| ${['longest', 'second', 'third'][rank]} | ${o ? (o.ms / o.n).toFixed(1) : '—'} | ${parts} | ${bb ? (bb.ms / bb.n).toFixed(1) : '—'} |`);
+      taskLines.push(
+        `| ${['longest', 'second', 'third'][rank]} | ${o ? (o.ms / o.n).toFixed(1) : '—'} | ${parts} | ${bb ? (bb.ms / bb.n).toFixed(1) : '—'} |`,
+      );
     }
     const top = Object.entries(leaves)
       .sort((a, b) => b[1] - a[1])

@@ -71,8 +71,7 @@ export class BioElement extends LitElement {
 
   /** The first render waits for the element's turn (turn.ts); later ones are Lit's own, in a microtask. */
   protected override scheduleUpdate(): void | Promise<unknown> {
-    const wait = this.hasUpdated ? undefined : turn();
-    return wait ? wait.then(() => super.scheduleUpdate()) : super.scheduleUpdate();
+    return this.hasUpdated ? super.scheduleUpdate() : turn().then(() => super.scheduleUpdate());
   }
 
   /** The settings in effect now: the element's own, else the page defaults. */
