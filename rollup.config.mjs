@@ -8,6 +8,7 @@ import typescript from '@rollup/plugin-typescript';
 import resolve from '@rollup/plugin-node-resolve';
 import terser from '@rollup/plugin-terser';
 import { builtinModules } from 'node:module';
+import { compileHints } from './scripts/compile-hints.mjs';
 import { readdirSync, rmSync } from 'node:fs';
 import { minifyTemplates } from './scripts/minify-templates.mjs';
 import { reachableTypes } from './scripts/reachable-types.mjs';
@@ -82,6 +83,7 @@ export default [
       minifyTemplates(),
       scriptParts(),
       terser({ ...TERSER_OPTIONS, module: false }),
+      compileHints(),
     ],
   },
 ];

@@ -2,7 +2,10 @@
 // Where start-up goes: the page of section 4 (bench/startup.mjs: the four tags, then the classic
 // script) profiled in headless Chromium, against the same page with four bare Lit elements.
 //
-//   BIOID_SOURCEMAP=1 npm run build && node bench/startup-profile.mjs [--runs 30] [--interval 50] [--top 12] [--write]
+//   BIOID_SOURCEMAP=1 npm run build && node bench/startup-profile.mjs [--runs 30] [--interval 50] [--top 12] [--cpu 6] [--write]
+//
+// --cpu 6 throttles the CPU 6× (CDP Emulation.setCPUThrottlingRate, as section 4b, bench/blocking.mjs) and
+// adds a table of the main thread's tasks: what each of ours costs (the longest first), against bare Lit's.
 //
 // --write puts the tables into docs/performance.md, section "Where start-up goes", between its
 // markers (the rest of that section is prose, kept; `npm run bench` keeps the whole section).
@@ -33,6 +36,7 @@ const arg = (name, fallback) => {
 const RUNS = arg('runs', 30);
 const INTERVAL_US = arg('interval', 50);
 const TOP = arg('top', 12);
+const CPU = arg('cpu', 1);
 const TAGS = OUR_TAGS.filter((t) => t !== 'bio-enrolled');
 
 // ---------------------------------------------------------------------------------------------
@@ -140,6 +144,7 @@ async function profileOnce(b, url, mapFor) {
   const p = await b.newPage();
   try {
     const cdp = await p.createCDPSession();
+    if (CPU !== 1) await cdp.send('Emulation.setCPUThrottlingRate', { rate: CPU });
     await p.goto(url);
     const events = [];
     cdp.on('Tracing.dataCollected', (e) => events.push(...e.value));
@@ -147,7 +152,14 @@ async function profileOnce(b, url, mapFor) {
     await cdp.send('Tracing.start', {
       transferMode: 'ReportEvents',
       traceConfig: {
-        includedCategories: ['devtools.timeline', 'v8', 'v8.execute', 'disabled-by-default-v8.compile', 'disabled-by-default-v8.gc'],
+        includedCategories: [
+          'toplevel',
+          'devtools.timeline',
+          'v8',
+          'v8.execute',
+          'disabled-by-default-v8.compile',
+          'disabled-by-default-v8.gc',
+        ],
       },
     });
     await cdp.send('Profiler.enable');
@@ -201,6 +213,15 @@ function attribute(events, profile, mapFor) {
     totals[s.category] += Math.max(0, s.self);
     if (s.category === 'js') jsIntervals.push(s);
   }
+  // The main thread's tasks (RunTask, ThreadControllerImpl::RunTask in newer Chromium; category toplevel) in the window, each with its own split.
+  const tasks = inWindow
+    .filter((s) => /^(RunTask|ThreadControllerImpl::RunTask)$/.test(s.e.name))
+    .map((t) => {
+      const own = Object.fromEntries([...ORDER.map(([key]) => [key, 0]), ['js', 0]]);
+      for (const s of inWindow) if (s.start >= t.start && s.end <= t.end) own[s.category] += Math.max(0, s.self);
+      return { start: t.start, end: t.end, ms: (t.end - t.start) / 1000, totals: own, counts: {} };
+    });
+  const taskAt = (time) => tasks.find((t) => t.start <= time && time < t.end);
   // The innermost span at time t (for the samples).
   const innermost = (t) => {
     let best;
@@ -250,14 +271,22 @@ function attribute(events, profile, mapFor) {
       leaves[key] = (leaves[key] ?? 0) + 1;
     }
     counts[category] = (counts[category] ?? 0) + 1;
+    const inTask = taskAt(t);
+    if (inTask) inTask.counts[category] = (inTask.counts[category] ?? 0) + 1;
   });
+  for (const task of tasks) {
+    const n = Object.values(task.counts).reduce((a, b) => a + b, 0);
+    for (const [key, k] of Object.entries(task.counts)) task.totals[key] += n ? (task.totals.js * k) / n : 0;
+    if (!n) task.totals['js other'] += task.totals.js;
+    delete task.totals.js;
+  }
   // Script time split in proportion to its samples.
   const js = totals.js;
   delete totals.js;
   const sampled = Object.values(counts).reduce((a, b) => a + b, 0);
   for (const [key, n] of Object.entries(counts)) totals[key] += sampled ? (js * n) / sampled : 0;
   if (!sampled) totals['js other'] += js;
-  return { totals, leaves, samples: sampled };
+  return { totals, leaves, samples: sampled, tasks: tasks.sort((a, b) => b.ms - a.ms) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -291,12 +320,20 @@ export async function runStartupProfile(shared = { root, log: (m) => process.std
     const pages = { ours: '/ours', bare: '/bare-n' };
     for (const path of Object.values(pages)) await profileOnce(b, `${server.origin}${path}`, mapFor);
     const sums = { ours: {}, bare: {} };
+    const byRank = { ours: [], bare: [] };
     const leaves = {};
     let samples = 0;
     for (let i = 0; i < RUNS; i++) {
       for (const [key, path] of Object.entries(pages)) {
         const r = await profileOnce(b, `${server.origin}${path}`, mapFor);
         for (const [c, ms] of Object.entries(r.totals)) sums[key][c] = (sums[key][c] ?? 0) + ms;
+        // The three longest tasks of each run, by rank: their wall time and, for ours, where it goes.
+        r.tasks.slice(0, 3).forEach((task, rank) => {
+          const into = (byRank[key][rank] ??= { ms: 0, n: 0, totals: {} });
+          into.ms += task.ms;
+          into.n += 1;
+          for (const [c, ms] of Object.entries(task.totals)) into.totals[c] = (into.totals[c] ?? 0) + ms;
+        });
         if (key === 'ours') {
           samples += r.samples;
           for (const [k, n] of Object.entries(r.leaves)) leaves[k] = (leaves[k] ?? 0) + n;
@@ -316,12 +353,32 @@ export async function runStartupProfile(shared = { root, log: (m) => process.std
     lines.push(
       `| **main-thread total** | **${total('ours').toFixed(2)}** | 100% | **${total('bare').toFixed(2)}** | **${(total('ours') - total('bare')).toFixed(2)}** (${(total('ours') / total('bare')).toFixed(2)}×) |`,
     );
+    const taskLines = [
+      `| Task (by length in its run) | ours ms (wall) | where ours goes, thread ms | bare Lit ms (wall) |`,
+      `|---|---:|---|---:|`,
+    ];
+    for (let rank = 0; rank < 3; rank++) {
+      const o = byRank.ours[rank];
+      const bb = byRank.bare[rank];
+      if (!o && !bb) break;
+      const parts = o
+        ? ORDER.map(([c, label]) => [label, o.totals[c] / o.n])
+            .filter(([, ms]) => ms >= 0.5)
+            .sort((a, b) => b[1] - a[1])
+            .map(([label, ms]) => `${label} ${ms.toFixed(1)}`)
+            .join('; ')
+        : '';
+      taskLines.push(
+        `| ${['longest', 'second', 'third'][rank]} | ${o ? (o.ms / o.n).toFixed(1) : '—'} | ${parts} | ${bb ? (bb.ms / bb.n).toFixed(1) : '—'} |`,
+      );
+    }
     const top = Object.entries(leaves)
       .sort((a, b) => b[1] - a[1])
       .slice(0, TOP)
       .map(([k, n]) => `| ${k.replace(' | ', ' | `').replace(/$/, '`')} | ${((100 * n) / samples).toFixed(1)}% |`);
     return {
       table: lines.join('\n'),
+      tasks: taskLines.join('\n'),
       top: [`| Category \\| innermost frame (source:line name) | share of script samples |`, `|---|---:|`, ...top].join('\n'),
       runs: RUNS,
       interval: INTERVAL_US,
@@ -352,8 +409,8 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const t0 = performance.now();
   const r = await runStartupProfile();
   await closeBrowser();
-  const head = `${new Date().toISOString()}: \`node bench/startup-profile.mjs --runs ${r.runs}\` on dist/bioid-elements.js as built (${r.runs} runs of each page, sampling every ${r.interval} µs, ${r.samples} script samples of ours); load average ${r.load} on ${os.cpus().length} cores (\`uptime\`), Chromium ${r.chromium}, ${((performance.now() - t0) / 1000).toFixed(0)} s.`;
-  const generated = `${head}\n\n${r.table}\n\nScript time of ours by the innermost frame of each sample (top ${TOP}; the category is the innermost frame a rule names, which may be further out):\n\n${r.top}`;
+  const head = `${new Date().toISOString()}: \`node bench/startup-profile.mjs --runs ${r.runs}${CPU !== 1 ? ` --cpu ${CPU}` : ''}\` on dist/bioid-elements.js as built (${r.runs} runs of each page, sampling every ${r.interval} µs, ${r.samples} script samples of ours); load average ${r.load} on ${os.cpus().length} cores (\`uptime\`), Chromium ${r.chromium}, ${((performance.now() - t0) / 1000).toFixed(0)} s.`;
+  const generated = `${head}\n\n${r.table}\n\nThe main thread's longest tasks (means over the runs of the longest, second and third of each run, wall time; the split in thread time):\n\n${r.tasks}\n\nScript time of ours by the innermost frame of each sample (top ${TOP}; the category is the innermost frame a rule names, which may be further out):\n\n${r.top}`;
   console.log(generated);
   if (process.argv.includes('--write')) {
     writeSection(generated);

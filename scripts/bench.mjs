@@ -26,6 +26,7 @@ const SECTIONS = [
   ['broker', '3 Broker', () => import('../bench/broker.mjs').then((m) => m.runBroker)],
   ['store', '3b Shared store', () => import('../bench/store.mjs').then((m) => m.runStore)],
   ['startup', '4 Start-up', () => import('../bench/startup.mjs').then((m) => m.runStartup)],
+  ['blocking', '4b Start-up, 6× CPU', () => import('../bench/blocking.mjs').then((m) => m.runBlocking)],
   ['polling', '5 Polling', () => import('../bench/polling.mjs').then((m) => m.runPolling)],
   ['leaks', '6 Leaks', () => import('../bench/leaks.mjs').then((m) => m.runLeaks)],
 ];

@@ -8,6 +8,7 @@ import { emit, type BioEventDetails } from './events.js';
 import { LocalizeController } from './localize.js';
 import { effectiveSettings, settingProperties, type Settings } from './settings.js';
 import { baseStyles } from './styles.js';
+import { turn } from './turn.js';
 
 // The settings' typed properties (declaration merging: Lit creates their accessors from settingProperties).
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type, @typescript-eslint/no-unsafe-declaration-merging -- the settings typed on the class
@@ -66,6 +67,11 @@ export class BioElement extends LitElement {
   override attributeChangedCallback(name: string, old: string | null, value: string | null): void {
     if (name === 'lang') this.requestUpdate();
     else super.attributeChangedCallback(name, old, value);
+  }
+
+  /** The first render waits for the element's turn (turn.ts); later ones are Lit's own, in a microtask. */
+  protected override scheduleUpdate(): void | Promise<unknown> {
+    return this.hasUpdated ? super.scheduleUpdate() : turn().then(() => super.scheduleUpdate());
   }
 
   /** The settings in effect now: the element's own, else the page defaults. */
