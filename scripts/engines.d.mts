@@ -33,11 +33,20 @@ export interface Page {
   setChecked(selector: string, checked: boolean): Promise<void>;
   click(selector: string): Promise<void>;
   clickAndWaitForLoad(selector: string): Promise<void>;
+  /** The same API inside the iframe `selector` of this page (its document as it is when each call runs). */
+  frame(selector: string): Promise<Page>;
   close(): Promise<void>;
 }
 export interface Context {
   newPage(): Promise<Page>;
   cookies(url: string): Promise<Cookie[]>;
+  /** Chromium only: a permission of this context set as the user would (CDP Browser.setPermission). */
+  setPermission?(options: {
+    permission: { name: string };
+    setting: 'granted' | 'denied' | 'prompt';
+    origin?: string;
+    embeddedOrigin?: string;
+  }): Promise<void>;
   close(): Promise<void>;
 }
 export interface Browser {
@@ -49,4 +58,4 @@ export interface Browser {
   newContext(): Promise<Context>;
   close(): Promise<void>;
 }
-export declare function launch(engine: Engine): Promise<Browser>;
+export declare function launch(engine: Engine, options?: { firefoxPrefs?: Record<string, unknown> }): Promise<Browser>;

@@ -6,7 +6,8 @@
 //    display this module starts (MiniBrowser has no headless mode); one WebKitWebDriver per context,
 //    since it holds one session at a time.
 // It gives tests a small page API (goto, fill, click, waitFor a selector, text or function, evaluate,
-// console messages, cookies); a selector may pierce one open shadow root with `host >>> inner`.
+// console messages, cookies, the same API inside an iframe); a selector may pierce one open shadow root with
+// `host >>> inner`.
 import { spawn } from 'node:child_process';
 import { connect, createServer } from 'node:net';
 import { CHROMIUM_ARGS, FIREFOX_PREFS, chromiumPath, firefoxPath, miniBrowserPath, webkitDriverPath, xvfbPath } from './browsers.mjs';
@@ -192,6 +193,16 @@ class PuppeteerPage extends BasePage {
     await this.page.goto(url, { waitUntil: 'load', timeout: 30_000 });
   }
 
+  /** The page API inside the iframe `selector` (a puppeteer Frame evaluates and clicks as a page does). */
+  async frame(selector) {
+    const handle = await this.page.waitForSelector(selector);
+    try {
+      return new PuppeteerPage(await handle.contentFrame());
+    } finally {
+      await handle.dispose();
+    }
+  }
+
   async reload() {
     await this.page.reload({ waitUntil: 'load', timeout: 30_000 });
   }
@@ -211,6 +222,16 @@ class PuppeteerContext {
     return page;
   }
 
+  /**
+   * Chromium: sets a permission as the user would (CDP Browser.setPermission, this context only), such as
+   * `{ permission: { name: 'storage-access' }, origin: <top-level page>, embeddedOrigin: <frame>, setting: 'granted' }`.
+   */
+  async setPermission(options) {
+    // The session stays open: Chromium drops a client's permission overrides when it detaches.
+    this.cdp ??= await this.context.browser().target().createCDPSession();
+    await this.cdp.send('Browser.setPermission', { ...options, browserContextId: this.context.id });
+  }
+
   /** Cookies of the context for `url` (name, value, httpOnly, sameSite). */
   async cookies(url) {
     const all = await this.context.cookies();
@@ -220,12 +241,13 @@ class PuppeteerContext {
       .map((c) => ({ name: c.name, value: c.value, httpOnly: c.httpOnly, sameSite: c.sameSite }));
   }
 
-  close() {
+  async close() {
+    await this.cdp?.detach().catch(() => undefined);
     return this.context.close().catch(() => undefined);
   }
 }
 
-async function launchPuppeteer(engine) {
+async function launchPuppeteer(engine, { firefoxPrefs } = {}) {
   const puppeteer = (await import('puppeteer-core')).default;
   const browser =
     engine === 'firefox'
@@ -234,7 +256,7 @@ async function launchPuppeteer(engine) {
           executablePath: firefoxPath(),
           protocol: 'webDriverBiDi',
           headless: true,
-          extraPrefsFirefox: FIREFOX_PREFS,
+          extraPrefsFirefox: { ...FIREFOX_PREFS, ...firefoxPrefs },
         })
       : await puppeteer.launch({
           browser: 'chrome',
@@ -357,11 +379,42 @@ class WebDriverPage extends BasePage {
     await this.session.navigateTo(url);
   }
 
+  /** The page API inside the iframe `selector`: each call switches into the frame and back (WebDriver has one current frame). */
+  async frame(selector) {
+    await this.waitForSelector(selector);
+    return new WebDriverFrame(this.session, selector);
+  }
+
   async reload() {
     await this.session.refresh();
   }
 
   async close() {}
+}
+
+class WebDriverFrame extends WebDriverPage {
+  constructor(session, selector) {
+    super(session);
+    this.selector = selector;
+  }
+
+  async #inFrame(action) {
+    // switchFrame, not the deprecated switchToFrame (which warns on every call); on a classic session it is the same command.
+    await this.session.switchFrame(await this.session.findElement('css selector', this.selector));
+    try {
+      return await action();
+    } finally {
+      await this.session.switchToParentFrame();
+    }
+  }
+
+  run(body) {
+    return this.#inFrame(() => super.run(body));
+  }
+
+  clickElement(selector) {
+    return this.#inFrame(() => super.clickElement(selector));
+  }
 }
 
 /** True while Xvfb accepts connections on its display's socket (an Xvfb that has gone accepts none). */
@@ -490,9 +543,12 @@ async function launchWebKit() {
   };
 }
 
-/** Launches one engine: { engine, name, version(), newContext() -> { newPage(), cookies(url), close() }, close() }. */
-export function launch(engine) {
+/**
+ * Launches one engine: { engine, name, version(), newContext() -> { newPage(), cookies(url), close() }, close() }.
+ * `options.firefoxPrefs`: preferences Firefox starts with besides FIREFOX_PREFS (the other engines ignore them).
+ */
+export function launch(engine, options = {}) {
   if (engine === 'webkit') return launchWebKit();
-  if (engine === 'chromium' || engine === 'firefox') return launchPuppeteer(engine);
+  if (engine === 'chromium' || engine === 'firefox') return launchPuppeteer(engine, options);
   throw new Error(`unknown engine ${engine}`);
 }

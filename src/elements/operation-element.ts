@@ -4,6 +4,7 @@ import { BioIDError } from '../core/errors.js';
 import type { DispatchTarget, FingerprintReader, OperationOptions, ReaderPhase } from '../core/reader.js';
 import { connectLocalService, watchReaderStatus } from '../core/status-watch.js';
 import { BioElement } from './bio-element.js';
+import { cookieWithheld, framedByOtherOrigin } from './frame.js';
 import { asBioIDError, errorDetail, type BioErrorDetail, type BioEventMapOf, type BioOperation } from './events.js';
 import { GLYPH_MARKS, glyphStyles } from './glyph.js';
 import type { Params, StringKey } from './localize.js';
@@ -90,6 +91,8 @@ type TypedListeners<R, Element, Options> = {
  * @csspart status - The live region with the current phase or outcome.
  * @csspart progress - The progress bar, while running.
  * @csspart login - The sign-in link under a `session-expired` failure, when login-url is set.
+ * @csspart open - In a frame of another site whose cookie the browser withheld (`cookie-blocked`): the status, a link that opens the page in a new tab, where the cookie is sent.
+ * @csspart access - In such a frame, where the browser has the Storage Access API: the sign-in button that asks for it (once) and runs the operation again.
  */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- the interface above only types its listeners
 export abstract class BioOperationElement<R> extends BioElement {
@@ -102,6 +105,8 @@ export abstract class BioOperationElement<R> extends BioElement {
 
   /** Where login-url's link points (checked as the operation starts); shown only under `session-expired`. */
   #loginLink: string | undefined;
+  /** Storage access was asked for once already: its button is not offered again. */
+  #asked = false;
 
   declare protected view: View;
   declare protected failure: BioErrorDetail | undefined;
@@ -217,15 +222,18 @@ export abstract class BioOperationElement<R> extends BioElement {
       this.emit('bio-result', { operation, result, ...target });
       return result;
     } catch (caught) {
-      const error = asBioIDError(caught);
+      let error = asBioIDError(caught);
       if (signal.aborted && !this.isConnected) {
         this.view = { kind: 'idle' };
         throw error;
       }
+      // A refusal in a frame of another site is a cookie the browser withheld (frame.ts), shown with its way out.
+      const framed = (error as BioIDError | undefined)?.code === 'session-expired' && framedByOtherOrigin();
+      if (framed) error = cookieWithheld(this.localName, error as BioIDError);
       const detail = errorDetail(operation, error);
       this.failure = detail;
       const notYet = detail.code === 'session-expired' && !hadSession();
-      this.view = { kind: 'failed', key: notYet ? 'signInFirst' : errorKey(detail.code) };
+      this.view = { kind: 'failed', key: framed ? 'framed' : notYet ? 'signInFirst' : errorKey(detail.code) };
       this.emit('bio-error', detail);
       throw error;
     } finally {
@@ -286,6 +294,19 @@ export abstract class BioOperationElement<R> extends BioElement {
     }
   }
 
+  /**
+   * The Storage Access API, on the user's click (the browser asks only with one): granted, the frame's
+   * requests carry its cookies and the operation runs again; refused, the link to the page in its own tab stays.
+   */
+  #askAccess(): void {
+    document.requestStorageAccess().then(
+      () => this.#onClick(),
+      () => {},
+    );
+    this.#asked = true;
+    this.requestUpdate();
+  }
+
   #onClick(): void {
     if (this.view.kind === 'running') return;
     // A user gesture: the browser may now ask to let this page reach the local service (docs/cms.md).
@@ -300,6 +321,10 @@ export abstract class BioOperationElement<R> extends BioElement {
     const tone = view.negative ? 'failed' : view.kind;
     const label = this.localize.term(this.operation);
     const mark = GLYPH_MARKS[view.negative ? 'negative' : view.kind];
+    const status = view.key ? this.localize.term(view.key, view.params) : '';
+    // Framed by another site, the status is the way out: a link to the page in a tab of its own, a top-level page
+    // whose requests carry the cookie (the engines of the baseline open a _blank link without an opener).
+    const framed = view.key === 'framed';
     // The fingerprint glyph (glyph.ts): the print, the scan bar while running, the badge with its mark when finished.
     return html`
       <div part="base" class="base op">
@@ -312,13 +337,18 @@ export abstract class BioOperationElement<R> extends BioElement {
         <button part="button" type="button" aria-disabled=${running ? 'true' : 'false'} aria-describedby="status" @click=${this.#onClick}>
           ${label}
         </button>
-        <p part="status" id="status" class="status ${tone}" role="status">${view.key ? this.localize.term(view.key, view.params) : ''}</p>
+        <p part="status" id="status" class="status ${tone}" role="status">${framed ? html`<a part="open" href=${location.href} target="_blank">${status}</a>` : status}</p>
         <div class="footer">
           ${running ? html`<progress part="progress" max="3" .value=${view.step} aria-label=${label}></progress>` : nothing}
           ${failure ? html`<p part="error" class="detail">${failure.message}</p>` : nothing}
           ${
             failure?.code === 'session-expired' && this.#loginLink
               ? html`<a part="login" href=${this.#loginLink}>${this.localize.term('signIn')}</a>`
+              : nothing
+          }
+          ${
+            framed && 'requestStorageAccess' in document && !this.#asked
+              ? html`<button part="access" @click=${this.#askAccess}>${this.localize.term('signIn')}</button>`
               : nothing
           }
           ${view.kind === 'done' && result !== undefined ? this.renderResult(result) : nothing}

@@ -13,8 +13,8 @@ export interface Outcome {
   };
 }
 
-/** Clicks the button of the element matched by `selector` and resolves with its bio-result or bio-error. */
-export async function runOperation(page: Page, selector: string): Promise<Outcome> {
+/** Clicks the button (or the button `part`) of the element matched by `selector` and resolves with its bio-result or bio-error. */
+export async function runOperation(page: Page, selector: string, part = 'button'): Promise<Outcome> {
   // The listener stores the outcome on window; no named inner functions (tsx would wrap them in __name()).
   await page.evaluate((sel: string) => {
     const w = window as unknown as { __bioidOutcome: unknown };
@@ -30,6 +30,6 @@ export async function runOperation(page: Page, selector: string): Promise<Outcom
       );
     }
   }, selector);
-  await page.click(`${selector} >>> button[part~="button"]`);
+  await page.click(`${selector} >>> button[part~="${part}"]`);
   return (await page.waitForFunction(() => (window as unknown as { __bioidOutcome: Outcome | null }).__bioidOutcome)) as Outcome;
 }

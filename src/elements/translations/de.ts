@@ -20,6 +20,7 @@ export const de: ElementStrings = {
   required: 'Bitte zuerst den Fingerabdruck prüfen.',
   'session-expired': 'Ihre Sitzung ist abgelaufen. Bitte neu anmelden.',
   signInFirst: 'Bitte melden Sie sich an, um fortzufahren.',
+  framed: 'In neuem Tab öffnen, um sich anzumelden.',
   'broker-unavailable': 'Anmeldedienst nicht verfügbar. Später erneut versuchen.',
   'cookie-blocked':
     'Der Browser hat dem Token-Dienst auf einer anderen Website kein Anmelde-Cookie gesendet: betreiben Sie ihn auf dieser Website.',

@@ -25,6 +25,8 @@ export const en = {
   required: 'Verify your fingerprint first.',
   'session-expired': 'Your session has ended. Sign in again.',
   signInFirst: 'Sign in to continue.',
+  // In a frame of another site whose sign-in cookie the browser withheld (frame.ts): a link to the page in a new tab.
+  framed: 'Open this page in a new tab to sign in.',
   'broker-unavailable': 'Sign-in service unavailable. Try again later.',
   'cookie-blocked': 'The browser sent no sign-in cookie to the token service on another site: host it on this site.',
   config: 'This component is not set up correctly.',

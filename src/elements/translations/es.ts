@@ -20,6 +20,7 @@ export const es: ElementStrings = {
   required: 'Verifique primero su huella.',
   'session-expired': 'Su sesión ha terminado. Inicie sesión de nuevo.',
   signInFirst: 'Inicie sesión para continuar.',
+  framed: 'Abrir en una pestaña nueva para iniciar sesión.',
   'broker-unavailable': 'Servicio de inicio de sesión no disponible. Inténtelo más tarde.',
   'cookie-blocked': 'El navegador no envió la cookie de sesión al servicio de tokens de otro sitio: alójelo en este sitio.',
   config: 'Este componente no está bien configurado.',

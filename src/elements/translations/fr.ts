@@ -20,6 +20,7 @@ export const fr: ElementStrings = {
   required: 'Vérifiez d’abord votre empreinte.',
   'session-expired': 'Votre session a expiré. Reconnectez-vous.',
   signInFirst: 'Connectez-vous pour continuer.',
+  framed: 'Ouvrir dans un nouvel onglet pour se connecter.',
   'broker-unavailable': 'Service de connexion indisponible. Réessayez plus tard.',
   'cookie-blocked': 'Le navigateur n’a envoyé aucun cookie de connexion au service de jetons d’un autre site : hébergez-le sur ce site.',
   config: 'Ce composant n’est pas correctement configuré.',
