@@ -52,7 +52,21 @@ export default [
       entryFileNames: '[name].js',
       chunkFileNames: 'chunks/[name]-[hash].js',
     },
-    plugins: [typescript({ tsconfig: './tsconfig.build.json' }), minifyTemplates(), reachableTypes()],
+    plugins: [
+      typescript({ tsconfig: './tsconfig.build.json' }),
+      minifyTemplates(),
+      reachableTypes(),
+      // The code as it is, without its comments: the .d.ts files carry the documentation an integrator reads,
+      // src/ the reasons a maintainer reads, and the comments were 40 % of the tarball (97 of 272 kB).
+      // Names and structure stay (no compression, no mangling), so a stack trace reads as the source does; the
+      // annotations bundlers act on stay too.
+      terser({
+        module: true,
+        compress: false,
+        mangle: false,
+        format: { beautify: true, indent_level: 2, comments: /[@#]__(?:PURE|NO_SIDE_EFFECTS)__|@license|@preserve/ },
+      }),
+    ],
   },
   {
     input: 'src/bundle.ts',
