@@ -3,11 +3,16 @@
  * tree (bioid-sdk without its prepack, so `npm run build` first; bioid-broker's prepack builds its bin),
  * installed from the tarballs into an empty project, offline, and run from there: `npx bioid-broker
  * check`, and one `bioid-broker serve` (its own process, as `node_modules/.bin/bioid-broker`) for the
- * token endpoint and what operations need of it (docs/operations.md).
+ * token endpoint and what operations need of it (docs/operations.md). Then the proofs of concept of
+ * docs/security-tests.md re-run against that installed sidecar, as an attacker meets it: the refusal-hint
+ * loop, the session check's "who am I" bodies and a check that signs in anyone, and a store lock held
+ * without an expiry (a real redis-server). They share this file's one pack and install, which costs more
+ * than all of them together.
  */
 import { assert } from 'chai';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash, randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -16,7 +21,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { startIdp, type RunningIdp } from '../../simulator/src/idp.js';
 import { loggedLines, startSessionCheck } from '../broker/bin-support.js';
-import { APP_ORIGIN, CLIENT } from '../broker/support.js';
+import { startRedis, type RunningRedis } from '../broker/redis-server.js';
+import { APP_ORIGIN, CLIENT, startServer } from '../broker/support.js';
 import { installOffline, pack, type Packed } from '../support/offline-install.js';
 import { copyPackage } from '../../scripts/tarball.mjs';
 
@@ -57,6 +63,22 @@ function serveInstalled(app: string, env: Record<string, string>): Promise<Serve
     });
   });
 }
+
+/** SIGTERM to an installed sidecar, and its exit. */
+async function stop(served: Served | undefined): Promise<void> {
+  if (!served || served.child.exitCode !== null) return;
+  served.child.kill('SIGTERM');
+  await served.exited;
+}
+
+/** The value of one series in a Prometheus text exposition (0 when absent). */
+function sample(text: string, series: string): number {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line ? Number(line.slice(series.length + 1)) : 0;
+}
+
+/** The hash X-Refused-Token wants (docs/broker-contract.md rule 13), as any client computes it. */
+const refusedTokenHint = (token: string) => createHash('sha256').update(token).digest('base64url');
 
 describe('bioid-broker as an operator installs it (npm install bioid-broker, from the packed tarballs)', function () {
   this.timeout(120_000);
@@ -225,5 +247,142 @@ describe('bioid-broker as an operator installs it (npm install bioid-broker, fro
       assert.notInclude(text, secret);
       assert.notInclude(JSON.stringify(spans), secret);
     }
+  });
+
+  describe("the last security review's proofs of concept, re-run against this installed sidecar (docs/security-tests.md)", () => {
+    const TOKEN_PATH = '/bioid/token';
+    const exchangesOk = 'bioid_broker_idp_exchanges_total{grant="client_credentials",result="ok"}';
+    /** Waits until `/readyz` answers 200 (a store's first answer comes after "listening"). A bound only names a state that never comes. */
+    const ready = async (at: Served) => {
+      for (const deadline = Date.now() + 15_000; (await fetch(`${at.url}/readyz`)).status !== 200;) {
+        if (Date.now() > deadline) throw new Error(`/readyz stayed unready:\n${at.output()}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+
+    it('the refusal-hint loop ("ask, hash the answer, ask again with it", 100 times, client_credentials): the first token and at most one replacement per interval reach the IdP, and the ignored hints are counted', async () => {
+      // Smaller than the defaults (1 s, 10 s) so the loop spans several intervals in a couple of seconds.
+      const minAgeMs = 50;
+      const intervalMs = 400;
+      const loop = await serveInstalled(
+        app,
+        env({ BIOID_METRICS_PORT: '0', BIOID_REFUSED_TOKEN_MIN_AGE_MS: `${minAgeMs}`, BIOID_REFUSED_TOKEN_INTERVAL_MS: `${intervalMs}` }),
+      );
+      try {
+        const metricsUrl = loop.lines.find((l) => l.event === 'listening')!.metrics as string;
+        const before = idp.tokenRequests;
+        const started = performance.now();
+        let hint: string | undefined;
+        for (let i = 0; i < 100; i += 1) {
+          const response = await fetch(`${loop.url}${TOKEN_PATH}`, {
+            headers: { 'X-CSRF': '1', Cookie: 'sid=alice', ...(hint ? { 'X-Refused-Token': hint } : {}) },
+          });
+          assert.strictEqual(response.status, 200);
+          hint = refusedTokenHint(((await response.json()) as { access_token: string }).access_token);
+        }
+        const duration = performance.now() - started;
+        const exchanges = idp.tokenRequests - before;
+        // Honoured hints are intervalMs apart and the first comes after minAgeMs: at most 1 + duration /
+        // intervalMs replacements, besides the first token. Each loop used to be one exchange: 100.
+        assert.isAtMost(exchanges - 1, 1 + Math.floor(duration / intervalMs), `${exchanges} exchanges in ${Math.round(duration)} ms`);
+        const text = await (await fetch(metricsUrl)).text();
+        assert.strictEqual(sample(text, exchangesOk), exchanges);
+        const hints = (result: string) => sample(text, `bioid_broker_refused_token_hints_total{result="${result}"}`);
+        const ignored = hints('not-held') + hints('too-young') + hints('too-soon');
+        assert.strictEqual(hints('honoured'), exchanges - 1, text);
+        assert.strictEqual(hints('honoured') + ignored, 99, 'every hint counted, honoured or ignored');
+        assert.isAtLeast(hints('too-soon') + hints('too-young'), 99 - 2 * (1 + Math.floor(duration / intervalMs)));
+      } finally {
+        await stop(loop);
+      }
+    });
+
+    it('a session check answering 200 to anyone with {}, {"authenticated":false}, {"user":null}, {"loggedIn":false} or {"error":"x"} signs in no made-up cookie; one that signs in a random cookie keeps /readyz 503 session-check-signs-in-anyone', async () => {
+      let body = '{}';
+      const whoAmI = await startServer((_req, res) => void res.writeHead(200, { 'Content-Type': 'application/json' }).end(body));
+      const anyone = await startServer((_req, res) => void res.writeHead(204).end());
+      let signedOut: Served | undefined;
+      let signsIn: Served | undefined;
+      try {
+        [signedOut, signsIn] = await Promise.all([
+          serveInstalled(app, env({ BIOID_SESSION_CHECK_URL: `${whoAmI.url}/api/auth/session` })),
+          serveInstalled(app, env({ BIOID_SESSION_CHECK_URL: `${anyone.url}/session-check` })),
+        ]);
+        const before = idp.tokenRequests;
+        const madeUp = () => ({ 'X-CSRF': '1', Cookie: `sid=${randomUUID()}` });
+        for (body of ['{}', '{"authenticated":false}', '{"user":null}', '{"loggedIn":false}', '{"error":"x"}']) {
+          const response = await fetch(`${signedOut.url}${TOKEN_PATH}`, { headers: madeUp() });
+          assert.strictEqual(response.status, 401, body);
+          assert.notProperty(await response.json(), 'access_token', body);
+        }
+        // The start-up probe runs in the background: its line says it has answered.
+        assert.lengthOf(await loggedLines(signsIn, (l) => l.event === 'session-check-probe'), 1, signsIn.output());
+        const readyz = await fetch(`${signsIn.url}/readyz`);
+        assert.strictEqual(readyz.status, 503);
+        assert.deepStrictEqual(await readyz.json(), { status: 'unready', reason: 'session-check-signs-in-anyone' });
+        assert.strictEqual((await fetch(`${signsIn.url}${TOKEN_PATH}`, { headers: madeUp() })).status, 500);
+        assert.strictEqual(idp.tokenRequests - before, 0, 'no token was fetched for a made-up cookie');
+      } finally {
+        await Promise.all([stop(signedOut), stop(signsIn)]);
+        await Promise.all([whoAmI.close(), anyone.close()]);
+      }
+    });
+
+    it('a client_credentials lock SET in the shared Redis without an expiry: a cold instance answers within about the lock wait plus its exchange, not the IdP timeout, and counts a store error (lock held)', async () => {
+      let redis: RunningRedis | undefined;
+      let learning: Served | undefined;
+      let cold: Served | undefined;
+      try {
+        redis = await startRedis();
+        // The IdP timeout far above the lock wait (BIOID_TOKEN_STORE_LOCK_WAIT_MS, default 1 s): waiting on
+        // the lock used to cost the whole IdP timeout.
+        const storeEnv = env({
+          BIOID_TOKEN_STORE_URL: `unix://${redis.socket}`,
+          BIOID_TOKEN_STORE_KEY: Buffer.alloc(32, 7).toString('base64'),
+          BIOID_TIMEOUT_MS: '30000',
+          BIOID_METRICS_PORT: '0',
+        });
+        // The lock's name, as someone who can watch the store learns it: MONITOR while an instance makes its
+        // cold request; its one SET … NX is the lock (released once the token is stored).
+        const sets: string[] = [];
+        await (
+          await redis.client()
+        ).monitor((line) => {
+          const name = /"set" "([^"]+)" "[^"]*" "px" "\d+" "nx"/i.exec(String(line))?.[1];
+          if (name) sets.push(name);
+        });
+        learning = await serveInstalled(app, storeEnv);
+        await ready(learning);
+        assert.strictEqual((await fetch(`${learning.url}${TOKEN_PATH}`, { headers: { 'X-CSRF': '1', Cookie: 'sid=alice' } })).status, 200);
+        await stop(learning);
+        assert.lengthOf(sets, 1, 'one lock taken by the cold request');
+        const admin = await redis.client();
+        await admin.flushAll();
+        await admin.set(sets[0]!, 'planted');
+        assert.strictEqual(await admin.pTTL(sets[0]!), -1, 'no expiry');
+
+        cold = await serveInstalled(app, storeEnv);
+        await ready(cold);
+        const before = idp.tokenRequests;
+        const started = performance.now();
+        const response = await fetch(`${cold.url}${TOKEN_PATH}`, {
+          headers: { 'X-CSRF': '1', Cookie: 'sid=alice' },
+          signal: AbortSignal.timeout(20_000),
+        });
+        const ms = performance.now() - started;
+        assert.strictEqual(response.status, 200);
+        // The time is the behaviour: the lock wait (1 s) plus an exchange with a local IdP, with room for a
+        // busy 2-core machine, and a third of the 30 s IdP timeout the lock used to cost.
+        assert.isBelow(ms, 10_000);
+        assert.strictEqual(idp.tokenRequests - before, 1, 'the instance exchanged itself');
+        const metricsUrl = cold.lines.find((l) => l.event === 'listening')!.metrics as string;
+        const text = await (await fetch(metricsUrl)).text();
+        assert.strictEqual(sample(text, 'bioid_broker_store_errors_total{operation="lock"}'), 1, text);
+        assert.lengthOf(await loggedLines(cold, (l) => l.event === 'store-error' && l.failure === 'lock held'), 1, cold.output());
+      } finally {
+        await Promise.all([stop(learning), stop(cold)]);
+        await redis?.close();
+      }
+    });
   });
 });
