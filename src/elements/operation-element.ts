@@ -13,6 +13,7 @@ import { baseStyles } from './styles.js';
 
 interface View {
   kind: 'idle' | 'running' | 'done' | 'failed';
+  /** A failure's key names its headline (`{key}.title`) and its sentence. */
   key?: StringKey;
   params?: Params;
   /** 1..3 while running: token, locating, dispatched. */
@@ -78,7 +79,9 @@ type TypedListeners<R, Element, Options> = {
  *
  * The element keeps its size whatever it shows (a fixed inline size, room for two lines of status and
  * one of progress, score or detail), so a phase or an answer never pushes the page around; only a
- * failure's technical detail (and a sign-in link) may add lines. A failure about the reader or its
+ * failure's sentence (and a sign-in link) may add lines. A failure reads as a headline and one sentence
+ * with the next step, in the page's language; its technical detail (URLs, statuses, the server's words)
+ * goes to `bio-error`'s detail and one console line, never onto the card. A failure about the reader or its
  * workstation (offline, service unreachable, no device) is cleared when the page-wide status watch
  * reports the reader back to ready: the element watches only while it shows such a failure.
  *
@@ -225,7 +228,9 @@ export abstract class BioOperationElement<R> extends BioElement {
       const detail = errorDetail(operation, error);
       this.failure = detail;
       const notYet = detail.code === 'session-expired' && !hadSession();
-      this.view = { kind: 'failed', key: notYet ? 'signInFirst' : errorKey(detail.code) };
+      this.view = { kind: 'failed', key: notYet ? 'signInFirst' : failureKey(detail.code, operation) };
+      // The technical detail for developers: one console line, and bio-error's detail; the card says it in words.
+      console.warn(`bioid-sdk: <${this.localName}> ${detail.code}: ${detail.message}`);
       this.emit('bio-error', detail);
       throw error;
     } finally {
@@ -300,6 +305,10 @@ export abstract class BioOperationElement<R> extends BioElement {
     const tone = view.negative ? 'failed' : view.kind;
     const label = this.localize.term(this.operation);
     const mark = GLYPH_MARKS[view.negative ? 'negative' : view.kind];
+    const term = (key: string, params?: Params) => this.localize.term(key as StringKey, params);
+    // A failure shows its headline in the status line and its sentence with the next step below: people's words only.
+    const failed = view.kind === 'failed' ? view.key : undefined;
+    const advice = failed ? ADVICE[failed] : undefined;
     // The fingerprint glyph (glyph.ts): the print, the scan bar while running, the badge with its mark when finished.
     return html`
       <div part="base" class="base op">
@@ -309,16 +318,16 @@ export abstract class BioOperationElement<R> extends BioElement {
           <circle cx="18.5" cy="18.5" r=${mark ? 5 : 0} />
           <path class="mark" d=${mark ?? ''} />
         </svg>
-        <button part="button" type="button" aria-disabled=${running ? 'true' : 'false'} aria-describedby="status" @click=${this.#onClick}>
+        <button part="button" type="button" aria-disabled=${running ? 'true' : 'false'} aria-describedby="status detail" @click=${this.#onClick}>
           ${label}
         </button>
-        <p part="status" id="status" class="status ${tone}" role="status">${view.key ? this.localize.term(view.key, view.params) : ''}</p>
+        <p part="status" id="status" class="status ${tone}" role="status">${view.key ? term(failed ? `${view.key}.title` : view.key, view.params) : ''}</p>
         <div class="footer">
           ${running ? html`<progress part="progress" max="3" .value=${view.step} aria-label=${label}></progress>` : nothing}
-          ${failure ? html`<p part="error" class="detail">${failure.message}</p>` : nothing}
+          ${failed ? html`<p part="error" id="detail" class="detail">${term(failed)}${advice ? ` ${term(advice)}` : ''}</p>` : nothing}
           ${
             failure?.code === 'session-expired' && this.#loginLink
-              ? html`<a part="login" href=${this.#loginLink}>${this.localize.term('signIn')}</a>`
+              ? html`<a part="login" href=${this.#loginLink}>${term('signIn')}</a>`
               : nothing
           }
           ${view.kind === 'done' && result !== undefined ? this.renderResult(result) : nothing}
@@ -328,9 +337,19 @@ export abstract class BioOperationElement<R> extends BioElement {
   }
 }
 
-/** The localized summary of a `bio-error` code: its own string where there is one, else a general one. */
-export function errorKey(code: string): StringKey {
-  if (code === 'timeout') return 'network';
-  // The translation's keys are the list: a code gets its own summary by adding its string, nowhere else.
-  return (Object.hasOwn(en, code) ? code : 'failed') as StringKey;
+/** The next step a card adds to the sentence of a failure whose cause <bio-reader-status> also shows (with the same advice). */
+const ADVICE: Partial<Record<string, StringKey>> = {
+  'local-service-unreachable': 'adviceStart',
+  'local-network-blocked': 'adviceBlocked',
+};
+
+/**
+ * The words of a `bio-error` code on a card: the key of its sentence, whose headline is `{key}.title`; its
+ * own where the translation has them, else the general ones. A 404 of a verify is a person with no
+ * fingerprint enrolled yet (the middleware's unknown subject).
+ */
+export function failureKey(code: string, operation?: string): StringKey {
+  if (code === 'not-found' && operation === 'verify') return 'not-enrolled';
+  // The translation's keys are the list: a code gets its own words by adding its strings, nowhere else.
+  return (Object.hasOwn(en, `${code}.title`) ? code : 'failed') as StringKey;
 }

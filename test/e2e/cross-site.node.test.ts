@@ -146,7 +146,7 @@ for (const engine of selectedEngines())
         assert.strictEqual(outcome.detail.status, 401);
         assert.match(String(outcome.detail.message), /SameSite.*Host the token broker on this page's site/);
         const shown = await page.text('bio-verify >>> [part="status"]');
-        assert.match(shown, /host it on this site/);
+        assert.match(shown, /Sign-in blocked/);
         assert.notMatch(shown, /session has ended/i);
         // What the broker saw: a cross-site request without any cookie.
         const verifyCall = party.brokerCalls.find((c) => c.site === 'cross-site');
@@ -165,7 +165,7 @@ for (const engine of selectedEngines())
         assert.match(report, /^middleware: ok HTTP 401$/m);
         assert.match(report, /^local-service: ok ws-1: dev-1$/m);
         assert.notInclude(report, TOKEN);
-        await page.waitForText('bio-diagnostics >>> [data-row="token-broker"]', 'host it on this site');
+        await page.waitForText('bio-diagnostics >>> [data-row="token-broker"]', 'kept your sign-in');
       } finally {
         await close();
       }

@@ -90,7 +90,7 @@ describe('<bio-diagnostics>', () => {
     world((net) => net.on('GET', TOKEN_PATH, () => json({ error: 'No session cookie.', reason: 'no-cookie' }, 401)));
     const { row, report } = await diagnose();
     expect(row('token-broker').status).to.equal('blocked');
-    expect(row('token-broker').text).to.contain('host it on this site');
+    expect(row('token-broker').text).to.contain('kept your sign-in');
     expect(row('token-broker').detail).to.match(/SameSite.*Host the token broker on this page's site/);
     expect(report).to.match(/^token-broker: blocked cookie-blocked /m);
   });

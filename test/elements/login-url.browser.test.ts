@@ -56,7 +56,7 @@ describe('login-url', () => {
     const el = await fixture<BioVerify>(`<bio-verify ${ATTRS} subject-id="alice" login-url="javascript:alert(1)"></bio-verify>`);
     const { outcome, link } = await run(el);
     expect(outcome).to.equal('config');
-    expect(el.shadowRoot!.querySelector('[part="error"]')!.textContent).to.contain('login-url');
+    expect(el.shadowRoot!.querySelector('[part="error"]')!.textContent).to.contain('not set up correctly');
     expect(link).to.equal(null);
     expect(net.calls).to.have.length(0);
   });

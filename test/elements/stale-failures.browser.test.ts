@@ -50,15 +50,15 @@ describe('stale failures clear when the reader is back', () => {
     net.on('POST', VERIFY_URL, OFFLINE);
     const el = await fixture<BioVerify>(`<bio-verify ${ATTRS} subject-id="alice"></bio-verify>`);
     await failWith(el);
-    expect(statusLine(el)).to.equal('The workstation is offline.');
+    expect(statusLine(el)).to.equal('Workstation offline');
     // The local service was ready all along: a first 'ready' says nothing about the middleware's view.
     await clock.tickAsync(INTERVAL);
     await el.updateComplete;
-    expect(statusLine(el)).to.equal('The workstation is offline.');
+    expect(statusLine(el)).to.equal('Workstation offline');
     local = () => json(NO_DEVICE);
     await clock.tickAsync(INTERVAL);
     await el.updateComplete;
-    expect(statusLine(el), 'the reader went away: the failure still holds').to.equal('The workstation is offline.');
+    expect(statusLine(el), 'the reader went away: the failure still holds').to.equal('Workstation offline');
     local = () => json(READY);
     await clock.tickAsync(INTERVAL);
     await el.updateComplete;
@@ -75,7 +75,7 @@ describe('stale failures clear when the reader is back', () => {
     local = refuse;
     const el = await fixture<BioVerify>(`<bio-verify ${ATTRS} subject-id="alice"></bio-verify>`);
     await failWith(el);
-    expect(statusLine(el)).to.equal('The fingerprint service on this computer is not reachable.');
+    expect(statusLine(el)).to.equal('Reader service not running');
     local = () => json(READY);
     await clock.tickAsync(60_000); // past the back-off of an unreachable service
     await el.updateComplete;
@@ -87,7 +87,7 @@ describe('stale failures clear when the reader is back', () => {
     await el.start();
     net.on('POST', VERIFY_URL, () => json({ error: 'internal' }, 500));
     await failWith(el);
-    expect(statusLine(el)).to.equal('The operation failed.');
+    expect(statusLine(el)).to.equal('Service problem');
     const polls = net.callsTo(STATUS_URL).length; // one discovery per operation
     await clock.tickAsync(10 * INTERVAL);
     expect(net.callsTo(STATUS_URL)).to.have.length(polls);
