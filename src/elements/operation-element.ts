@@ -40,6 +40,8 @@ const PHASES: ReaderPhase[] = ['token', 'locating', 'dispatched'];
 /** How long after the last sign of intent the page-wide status watch keeps locating the reader. */
 const LOCATING_MS = 60_000;
 const NO_TARGET = { workstationId: '', deviceId: '' };
+/** How often a workstation-offline failure asks the middleware whether the workstation is live again. */
+const LIVE_MS = 5_000;
 
 /** Failures that report the state of the reader or its workstation: they hold only until the status watch reports it ready again. */
 const READER_FAILURES: (string | undefined)[] = [
@@ -118,6 +120,8 @@ export abstract class BioOperationElement<R> extends BioElement {
   #locating: (() => void) | undefined;
   #locatingEnds: ReturnType<typeof setTimeout> | undefined;
   #warmedAt = -Infinity;
+  /** Where the last operation was dispatched: the workstation a workstation-offline failure waits for. */
+  #target: DispatchTarget = NO_TARGET;
 
   constructor() {
     super();
@@ -211,6 +215,7 @@ export abstract class BioOperationElement<R> extends BioElement {
         if (at) target = at;
         this.#showPhase(phase, at);
       };
+      this.#target = NO_TARGET;
       const result = await this.perform(reader, { signal, onPhase, ...fields });
       if (signal.aborted) throw signal.reason;
       const summary = this.summarize(result);
@@ -225,6 +230,7 @@ export abstract class BioOperationElement<R> extends BioElement {
         this.view = { kind: 'idle' };
         throw error;
       }
+      this.#target = target;
       const detail = errorDetail(operation, error);
       this.failure = detail;
       const notYet = detail.code === 'session-expired' && !hadSession();
@@ -269,26 +275,62 @@ export abstract class BioOperationElement<R> extends BioElement {
    * a workstation the middleware calls offline may well have a reachable local service.
    */
   #followStatus(): void {
-    const shown = this.isConnected && this.view.kind === 'failed' && READER_FAILURES.includes(this.failure?.code);
-    if (!shown) {
+    const code = this.isConnected && this.view.kind === 'failed' ? this.failure?.code : undefined;
+    const offline = code === 'network' || code === 'timeout';
+    if (!offline && !READER_FAILURES.includes(code)) {
       this.#unwatch?.();
       this.#unwatch = undefined;
       return;
     }
     if (this.#unwatch) return;
     let away = false;
+    const clear = () => {
+      this.failure = undefined;
+      this.view = { kind: 'idle' };
+    };
+    if (offline) {
+      // A network failure holds until the browser is online again (the computer's network back).
+      addEventListener('online', clear);
+      this.#unwatch = () => removeEventListener('online', clear);
+      return;
+    }
     try {
-      this.#unwatch = watchReaderStatus(statusOptionsFor(this.localName, this.settings()), ({ state }) => {
-        if (state === 'ready' && away) {
-          this.failure = undefined;
-          this.view = { kind: 'idle' };
-        }
+      const settings = this.settings();
+      const unwatch = watchReaderStatus(statusOptionsFor(this.localName, settings), ({ state }) => {
+        if (state === 'ready' && away) clear();
         // Not ready: unreachable, no device, error (or pinned, which is never followed by ready).
         away ||= state !== 'ready' && state !== 'checking';
       });
+      const stopAsking = this.failure?.code === 'workstation-offline' ? this.#askLive(settings, clear) : undefined;
+      this.#unwatch = () => {
+        unwatch();
+        stopAsking?.();
+      };
     } catch {
       // Settings that cannot be watched (they failed the operation too): the failure stays until the next start.
     }
+  }
+
+  /**
+   * A workstation the middleware called offline (pinned ones included, which no status watch follows): the
+   * middleware is asked through its liveness call, every LIVE_MS, until it reports the workstation live. A
+   * middleware without that call (or any failure of it) ends the asking: the status watch's rule remains.
+   */
+  #askLive(settings: Settings, clear: () => void): () => void {
+    const { workstationId } = this.#target;
+    const reader = readerFor(this.localName, settings);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const ask = (): void => {
+      reader.live(workstationId).then(
+        (live) => (live ? clear() : (timer = setTimeout(ask, LIVE_MS))),
+        () => undefined,
+      );
+    };
+    if (workstationId) timer = setTimeout(ask, LIVE_MS);
+    return () => {
+      clearTimeout(timer);
+      reader.close();
+    };
   }
 
   #onClick(): void {
