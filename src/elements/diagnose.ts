@@ -103,12 +103,12 @@ export async function runChecks(
       () => resolveUrl(s.tokenEndpoint) ?? '',
       async () => void (await tokenSourceFor(tag, s).get()),
     ),
-    // Without a token: any HTTP answer (a 401 included) means the middleware is there.
+    // Without a token: any HTTP answer (a 401 included) means the middleware is there, which the row says in words.
     check(
       'middleware',
       () => joinPath(requireHttpUrl(resolveUrl(s.middlewareUrl), 'middleware-url'), ''),
       async (url) =>
-        `HTTP ${(await send({ url, credentials: 'omit', redirectIsReply: true }, { timeoutMs, peer: 'the middleware' })).status}`,
+        `reachable (HTTP ${(await send({ url, credentials: 'omit', redirectIsReply: true }, { timeoutMs, peer: 'the middleware' })).status} without a token)`,
     ),
   ]);
 }

@@ -128,6 +128,10 @@ export const baseStyles = css`
   dd {
     margin: 0;
   }
+  /* A diagnostics row's status word stands apart from its finding. */
+  [part='word'] {
+    margin-inline-end: 0.5em;
+  }
   .row {
     display: flex;
     align-items: baseline;

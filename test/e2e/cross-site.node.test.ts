@@ -162,7 +162,7 @@ for (const engine of selectedEngines())
       try {
         const report = (await page.evaluate(() => document.querySelector('bio-diagnostics')!.start())) as string;
         assert.match(report, /^token-broker: blocked cookie-blocked /m);
-        assert.match(report, /^middleware: ok HTTP 401$/m);
+        assert.match(report, /^middleware: ok reachable \(HTTP 401 without a token\)$/m);
         assert.match(report, /^local-service: ok ws-1: dev-1$/m);
         assert.notInclude(report, TOKEN);
         await page.waitForText('bio-diagnostics >>> [data-row="token-broker"]', 'kept your sign-in');
