@@ -69,6 +69,12 @@ export class BioElement extends LitElement {
     else super.attributeChangedCallback(name, old, value);
   }
 
+  /** The first render waits for the element's language to arrive, at most a short bound (localize.ts). */
+  protected override scheduleUpdate(): void | Promise<unknown> {
+    const table = this.hasUpdated ? undefined : this.localize.arriving();
+    return table ? table.then(() => super.scheduleUpdate()) : super.scheduleUpdate();
+  }
+
   /** Marks the card with its colour scheme, which styles.ts reads (the page's may change between two renders). */
   protected override updated(changed: PropertyValues): void {
     super.updated(changed);

@@ -4,6 +4,7 @@
  * HTTP status or a wire code; that detail stays in bio-error's detail and one console line.
  */
 import { expect, fixture } from '@open-wc/testing';
+import { waitUntil } from '../support/wait.js';
 import '../../src/elements/index.js';
 import { BioVerify } from '../../src/elements/index.js';
 import type { BioErrorCode, BioErrorDetail } from '../../src/elements/events.js';
@@ -77,6 +78,10 @@ describe('the words on a card: a headline and a next step for people, in four la
   for (const lang of LANGS) {
     it(`${lang}: every code shows its headline and sentence, with no URL, status or wire code on the card`, async () => {
       const seen: string[] = [];
+      // German, French and Spanish load on use (src/elements/localize.ts): wait once for the table, then every card has it.
+      const probe = await fixture(`<test-failing-verify lang="${lang}" ${ATTRS} subject-id="alice"></test-failing-verify>`);
+      await waitUntil(() => (probe.shadowRoot!.firstElementChild as HTMLElement).lang === lang, `${lang} did not arrive`);
+      probe.remove();
       for (const code of Object.keys(CODES) as BioErrorCode[]) {
         FailingVerify.code = code;
         const el = await fixture<FailingVerify>(`<test-failing-verify lang="${lang}" ${ATTRS} subject-id="alice"></test-failing-verify>`);
