@@ -66,13 +66,13 @@ export default {
       // The script and the files it loads on use, as a site or a CDN serves them (test/elements/script-parts.browser.test.ts):
       // /__test/parts/<way>/<file> is dist/<file>; `slow` holds bioid-diagnostics.js back 300 ms, `hang` until the
       // page goes away (a server that never answers), `cdn` adds the Access-Control-Allow-Origin: * of jsDelivr and
-      // unpkg, `missing` has no bioid-diagnostics.js (404), `stale` has one from another build (a cached file of the
+      // unpkg, `missing` has none of the files (404: bioid-diagnostics.js, bioid-de.js…), `stale` has one from another build (a cached file of the
       // version before).
       const part = /^\/__test\/parts\/(same|slow|hang|cdn|missing|stale)\/(bioid-[\w-]+\.js)$/.exec(ctx.path);
       if (part) {
         const [, way, file] = part;
         const diagnostics = file === 'bioid-diagnostics.js';
-        if (way === 'missing' && diagnostics) {
+        if (way === 'missing' && file !== 'bioid-elements.js') {
           ctx.status = 404;
           ctx.body = 'not found';
           return undefined;
@@ -102,6 +102,8 @@ export default {
       // A page of the script under a Content-Security-Policy header, as docs/cms.md shows it.
       if (ctx.path === '/__test/parts/page') {
         const way = ctx.query.way ?? 'same';
+        // The page's language (en unless the test asks for de): a German page loads bioid-de.js.
+        const lang = ctx.query.lang === 'de' ? 'de' : 'en';
         // <bio-diagnostics>' timeout-ms, when the test sets one.
         const timeout = ctx.query.timeout ? ` timeout-ms="${Number(ctx.query.timeout)}"` : '';
         // With a CMS's ?ver=, which the files it loads carry too.
@@ -116,7 +118,7 @@ export default {
         }[ctx.query.csp ?? 'none'];
         if (csp) ctx.set('Content-Security-Policy', csp);
         ctx.type = 'html';
-        ctx.body = `<!doctype html><html lang="en"><head><meta charset="utf-8">
+        ctx.body = `<!doctype html><html lang="${lang}"><head><meta charset="utf-8">
 <script nonce="parts-n0nce" src="/test/elements/script-parts-page.js"></script>
 <script nonce="parts-n0nce" src="${script}"></script>
 </head><body>

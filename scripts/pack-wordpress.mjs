@@ -2,7 +2,7 @@
 // `npm run pack:wordpress`: the WordPress plugin (wordpress/bioid/) as a zip that WordPress's
 // Plugins > Add New > Upload Plugin installs. Into the zip, beside the plugin's own files, go:
 //  - assets/bioid-elements.js: the script-tag bundle (dist/bioid-elements.js; run `npm run build` first), and
-//    beside it every file it loads on use (dist/bioid-<part>.js: bioid-diagnostics.js), which it fetches
+//    beside it every file it loads on use (dist/bioid-<part>.js: bioid-diagnostics.js, and bioid-de.js, bioid-es.js, bioid-fr.js for a page in German, Spanish or French), which it fetches
 //    from its own folder;
 //  - assets/elements.json: every tag of that bundle with its attributes, from custom-elements.json, so
 //    the plugin's blocks, shortcode and allowed HTML follow the elements without a hand-kept list;
@@ -52,8 +52,10 @@ export function pluginFiles(root = ROOT) {
   walk(plugin);
   files.push(['bioid/assets/bioid-elements.js', read('dist/bioid-elements.js', 'the script-tag bundle')]);
   const parts = existsSync(join(root, 'dist')) ? scriptPartFiles(join(root, 'dist')) : [];
-  if (!parts.includes('bioid-diagnostics.js'))
-    throw new Error('pack-wordpress: dist/bioid-diagnostics.js is missing (the script loads it on use). Run npm run build first.');
+  // <bio-diagnostics>' code and the languages other than English (src/elements/localize.ts).
+  for (const needed of ['bioid-diagnostics.js', 'bioid-de.js', 'bioid-es.js', 'bioid-fr.js'])
+    if (!parts.includes(needed))
+      throw new Error(`pack-wordpress: dist/${needed} is missing (the script loads it on use). Run npm run build first.`);
   for (const part of parts) files.push([`bioid/assets/${part}`, read(`dist/${part}`, 'a file the script loads on use')]);
   files.push(['bioid/assets/elements.json', Buffer.from(`${JSON.stringify({ version, tags }, null, 1)}\n`)]);
   files.push(['bioid/LICENSE', read('LICENSE', 'the licence')]);

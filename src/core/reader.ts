@@ -105,6 +105,11 @@ export interface FingerprintReader {
   testCapture(o?: { signal?: AbortSignal }): Promise<TestCaptureResult>;
   /** The workstation and device the next dispatch names: the pinned ids, or those discovered now. */
   target(o?: { signal?: AbortSignal }): Promise<DispatchTarget>;
+  /**
+   * Whether the middleware reports `workstationId` live, through its optional liveness call
+   * (docs/wire-contract.md); rejects as any middleware call does (`not-found` where the middleware has none).
+   */
+  live(workstationId: string, o?: { signal?: AbortSignal }): Promise<boolean>;
   /** Reports reader status changes; polls /status while listened to, never when pinned. Returns the unsubscribe. */
   watchStatus(listener: (s: ReaderStatus) => void): () => void;
   /** True when workstationId and deviceId were given (spec 9.3). */
@@ -175,6 +180,15 @@ class FingerprintReaderImpl implements FingerprintReader {
       signal,
     });
     return body;
+  }
+
+  async live(workstationId: string, o?: { signal?: AbortSignal }): Promise<boolean> {
+    const body = await callMiddleware(this.#parts.middleware, {
+      method: 'GET',
+      path: `orchestrator/workstations/${encodeURIComponent(workstationId)}`,
+      signal: this.#signalFor(o),
+    });
+    return body.live === true;
   }
 
   async testCapture(o?: { signal?: AbortSignal }): Promise<TestCaptureResult> {

@@ -27,6 +27,7 @@ import { timeoutOf } from './settings.js';
  * @csspart rows - The list of checks, then the SDK version and the browser.
  * @csspart row - One row (`data-row` is its name in the report: local-service, test-capture, token-broker, middleware, sdk, browser).
  * @csspart word - A check's status word (`data-status`: loading, checking, ok, blocked, unreachable, refused).
+ * @csspart finding - What a check found (a reachable middleware: `reachable (HTTP 401 without a token)`), and the cause of a failure in the page's language.
  * @csspart image - The test capture's image.
  * @csspart button - The "copy report" button.
  * @csspart report - The report, selected, when the clipboard could not be written.

@@ -1,5 +1,5 @@
 // The base class of every element (see its JSDoc, which feeds custom-elements.json for every tag).
-import { LitElement, type CSSResultGroup, type PropertyDeclarations } from 'lit';
+import { LitElement, type CSSResultGroup, type PropertyDeclarations, type PropertyValues } from 'lit';
 import type { Translation } from './localize.js';
 import { version } from '../version.js';
 import { keywordAttribute } from './attributes.js';
@@ -7,6 +7,7 @@ import { defineElement } from './define.js';
 import { emit, type BioEventDetails } from './events.js';
 import { LocalizeController } from './localize.js';
 import { effectiveSettings, settingProperties, type Settings } from './settings.js';
+import { schemeOf } from './scheme.js';
 import { baseStyles } from './styles.js';
 import { turn } from './turn.js';
 
@@ -20,10 +21,10 @@ export interface BioElement extends Settings {}
  * styles, the localization controller, and `emit`.
  *
  * @attr lang - Language of the element's text (en, de, fr, es); else the nearest ancestor's, else the document's.
- * @attr theme - `light` or `dark`, in any case; without it the element follows the system's colour scheme (prefers-color-scheme).
+ * @attr theme - `light`, `dark` or `auto` (the system's preference), in any case; without it the element follows the colour scheme the page declares (its root's `color-scheme`, else `<meta name="color-scheme">`; `light dark` is the system's), light where the page declares none.
  * @fires {BioErrorDetail} bio-error - On any failure, configuration errors included. detail `{ operation, code, message, status?, retryable }`.
  * @csspart base - The card (surface, border, padding). The element is 22em wide (at most its container's) whatever it shows; set `inline-size` on it for another width.
- * @csspart error - The technical detail of a failure.
+ * @csspart error - A failure's words: on an operation card, its sentence with the next step (the technical detail is in `bio-error`'s detail and the console); in `<bio-reader-status>` and `<bio-diagnostics>`, the technical detail for support staff.
  * @cssprop --bio-color - Text colour (light #1f1f1f, dark #e3e3e3).
  * @cssprop --bio-surface - Background of the card (light #fff, dark #1f1f1f); `transparent` for none.
  * @cssprop --bio-font - Font (default inherited).
@@ -59,8 +60,8 @@ export class BioElement extends LitElement {
 
   /** Overrides of the built-in strings for this element. */
   declare strings: Partial<Translation> | undefined;
-  /** `light` or `dark` (reflected to the `theme` attribute, which the styles read); unset follows the system. */
-  declare theme: 'light' | 'dark' | undefined;
+  /** `light`, `dark` or `auto` (reflected to the `theme` attribute); unset follows the page's declared colour scheme. */
+  declare theme: 'light' | 'dark' | 'auto' | undefined;
 
   protected readonly localize = new LocalizeController(this);
 
@@ -69,9 +70,19 @@ export class BioElement extends LitElement {
     else super.attributeChangedCallback(name, old, value);
   }
 
-  /** The first render waits for the element's turn (turn.ts); later ones are Lit's own, in a microtask. */
+  /**
+   * The first render waits for the element's turn (turn.ts: one element's first render per task) and for its
+   * language's table, at most a short bound (localize.ts); later renders are Lit's own, in a microtask.
+   */
   protected override scheduleUpdate(): void | Promise<unknown> {
-    return this.hasUpdated ? super.scheduleUpdate() : turn().then(() => super.scheduleUpdate());
+    if (this.hasUpdated) return super.scheduleUpdate();
+    return Promise.all([turn(), this.localize.arriving()]).then(() => super.scheduleUpdate());
+  }
+
+  /** Marks the card with its colour scheme, which styles.ts reads (the page's may change between two renders). */
+  protected override updated(changed: PropertyValues): void {
+    super.updated(changed);
+    (this.renderRoot.firstElementChild as HTMLElement | null)?.setAttribute('data-scheme', schemeOf(this.theme));
   }
 
   /** The settings in effect now: the element's own, else the page defaults. */

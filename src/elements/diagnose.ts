@@ -15,7 +15,7 @@ import { BioIDError, messageOf, scrubServerText } from '../core/errors.js';
 import { joinPath, send, type FetchLike } from '../core/http.js';
 import { asBioIDError } from './events.js';
 import { asText, type StringKey } from './localize.js';
-import { errorKey } from './operation-element.js';
+import { failureKey } from './operation-element.js';
 import { resolveUrl, timeoutOf, tokenSourceFor, type Settings } from './settings.js';
 
 /** The rows, in the order shown and reported; each id is the row's name in the report. */
@@ -103,12 +103,12 @@ export async function runChecks(
       () => resolveUrl(s.tokenEndpoint) ?? '',
       async () => void (await tokenSourceFor(tag, s).get()),
     ),
-    // Without a token: any HTTP answer (a 401 included) means the middleware is there.
+    // Without a token: any HTTP answer (a 401 included) means the middleware is there, which the row says in words.
     check(
       'middleware',
       () => joinPath(requireHttpUrl(resolveUrl(s.middlewareUrl), 'middleware-url'), ''),
       async (url) =>
-        `HTTP ${(await send({ url, credentials: 'omit', redirectIsReply: true }, { timeoutMs, peer: 'the middleware' })).status}`,
+        `reachable (HTTP ${(await send({ url, credentials: 'omit', redirectIsReply: true }, { timeoutMs, peer: 'the middleware' })).status} without a token)`,
     ),
   ]);
 }
@@ -121,7 +121,7 @@ async function failure(error: unknown, url: string | undefined, timeoutMs: numbe
   // The local service's and the broker's errors wrap the network's: look through them.
   const via = known && e.cause instanceof BioIDError ? e.cause.code : code;
   let status: Row['status'] = 'refused';
-  let cause = errorKey(code);
+  let cause = failureKey(code);
   if (code === 'cookie-blocked' || code === 'local-network-blocked') status = 'blocked';
   else if (via === 'timeout' || code === 'no-device') status = 'unreachable';
   else if (via === 'network') {

@@ -5,19 +5,61 @@
  * `BioIDElementsConfig.strings` for that language, then the built-in translation, then English. The
  * container of the text in the shadow root carries the language the text is in (WCAG 2.1 3.1.2): the
  * element's when it is built in or the page gives strings for it (its own `strings` or the page's), else `en`.
+ *
+ * English is built in; German, French and Spanish load on use, each the first time an element in that
+ * language renders (from the script tag, `bioid-de.js`, `bioid-fr.js` and `bioid-es.js` next to
+ * `bioid-elements.js`, src/script-parts.ts), so an English page loads nothing more. An element's first
+ * render waits for its language at most `HOLD_MS` (bio-element.ts), so a page in one of them does not show
+ * English words first; a table slower than that replaces them when it arrives. A table that does not load
+ * leaves the elements in English and is said once in the console: the elements still work.
  */
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { own } from '../core/config.js';
+import { messageOf } from '../core/errors.js';
 import { pageConfig } from './settings.js';
-import { de } from './translations/de.js';
-import type { DiagnosticsStrings } from './translations/diagnostics.js';
 import { en, type ElementStrings, type StringKey, type Translation } from './translations/en.js';
-import { es } from './translations/es.js';
-import { fr } from './translations/fr.js';
 
 export type { StringKey, Translation };
-/** The built-in languages; a part loaded on use adds its strings to them (diagnostics.ts). */
-export const translations: Record<string, ElementStrings & Partial<DiagnosticsStrings>> = { en, de, fr, es };
+/** The built-in languages; a part loaded on use adds its strings to them (diagnostics.ts), a language its table when it arrives. */
+export const translations: Record<string, Partial<Translation>> = { en, de: {}, fr: {}, es: {} };
+
+// One literal import() per language: the build makes each a file of its own (scripts/script-parts.mjs).
+const tables: Record<string, () => Promise<ElementStrings>> = {
+  de: () => import('./translations/de.js').then((m) => m.de),
+  fr: () => import('./translations/fr.js').then((m) => m.fr),
+  es: () => import('./translations/es.js').then((m) => m.es),
+};
+
+/**
+ * How long an element's first render waits for its language's table: long enough for a file served
+ * beside the script (or from the cache), short enough that a slow one never leaves the page without a card.
+ */
+export const HOLD_MS = 300;
+
+/** The languages whose table has arrived; the waits for those asked for, each resolved at arrival, failure or HOLD_MS. */
+const arrived = new Set(['en']);
+const asked: Record<string, Promise<unknown>> = {};
+
+/**
+ * Asks for the table of `lang` (a primary tag) once per page; every element re-renders when it arrives.
+ * The wait for it, unless `lang` is English, one the SDK does not carry, or already there.
+ */
+function ask(lang: string): Promise<unknown> | undefined {
+  const table = own(tables, lang) as (() => Promise<ElementStrings>) | undefined;
+  if (!table || arrived.has(lang)) return undefined;
+  return (asked[lang] ??= Promise.race([
+    table().then(
+      (strings) => {
+        Object.assign(translations[lang], strings);
+        arrived.add(lang);
+        followers.forEach((follower) => follower.requestUpdate());
+      },
+      // Not a bio-error: nothing failed for the person at the reader, who reads English. Not asked again.
+      (error: unknown) => console.warn(`${messageOf(error)} Until it does, the elements show English words for lang="${lang}".`),
+    ),
+    new Promise((resolve) => setTimeout(resolve, HOLD_MS)),
+  ]));
+}
 
 export type Params = Record<string, string | number>;
 
@@ -43,6 +85,11 @@ export class LocalizeController implements ReactiveController {
     (this.host.renderRoot.firstElementChild as HTMLElement).lang = this.#strings()[0];
   }
 
+  /** What the host's first render waits for: its language's table, at most HOLD_MS; undefined when there is nothing to wait for. */
+  arriving(): Promise<unknown> | undefined {
+    return ask(this.lang().toLowerCase().split('-')[0]);
+  }
+
   /** The language in effect for the host now. */
   lang(): string {
     return langOf(this.host);
@@ -65,7 +112,9 @@ export class LocalizeController implements ReactiveController {
     // Own properties only: a polluted Object.prototype must not put words into the page.
     const pageStrings = own(pageConfig(), 'strings');
     const page = own(pageStrings, lang) ?? own(pageStrings, primary);
-    const builtIn = own(translations, primary) as Translation | undefined;
+    // A language on its way shows English until it arrives (and asks for it, the host's lang having changed).
+    void ask(primary);
+    const builtIn = arrived.has(primary) ? (own(translations, primary) as Translation | undefined) : undefined;
     return [builtIn || page || this.host.strings ? lang : 'en', page as Partial<Translation> | undefined, (builtIn ?? en) as Translation];
   }
 

@@ -14,6 +14,7 @@ import { baseStyles } from './styles.js';
 
 interface View {
   kind: 'idle' | 'running' | 'done' | 'failed';
+  /** A failure's key names its headline (`{key}.title`) and its sentence. */
   key?: StringKey;
   params?: Params;
   /** 1..3 while running: token, locating, dispatched. */
@@ -40,6 +41,8 @@ const PHASES: ReaderPhase[] = ['token', 'locating', 'dispatched'];
 /** How long after the last sign of intent the page-wide status watch keeps locating the reader. */
 const LOCATING_MS = 60_000;
 const NO_TARGET = { workstationId: '', deviceId: '' };
+/** How often a workstation-offline failure asks the middleware whether the workstation is live again. */
+const LIVE_MS = 5_000;
 
 /** Failures that report the state of the reader or its workstation: they hold only until the status watch reports it ready again. */
 const READER_FAILURES: (string | undefined)[] = [
@@ -79,7 +82,9 @@ type TypedListeners<R, Element, Options> = {
  *
  * The element keeps its size whatever it shows (a fixed inline size, room for two lines of status and
  * one of progress, score or detail), so a phase or an answer never pushes the page around; only a
- * failure's technical detail (and a sign-in link) may add lines. A failure about the reader or its
+ * failure's sentence (and a sign-in link) may add lines. A failure reads as a headline and one sentence
+ * with the next step, in the page's language; its technical detail (URLs, statuses, the server's words)
+ * goes to `bio-error`'s detail and one console line, never onto the card. A failure about the reader or its
  * workstation (offline, service unreachable, no device) is cleared when the page-wide status watch
  * reports the reader back to ready: the element watches only while it shows such a failure.
  *
@@ -120,6 +125,8 @@ export abstract class BioOperationElement<R> extends BioElement {
   #locating: (() => void) | undefined;
   #locatingEnds: ReturnType<typeof setTimeout> | undefined;
   #warmedAt = -Infinity;
+  /** Where the last operation was dispatched: the workstation a workstation-offline failure waits for. */
+  #target: DispatchTarget = NO_TARGET;
 
   constructor() {
     super();
@@ -213,6 +220,7 @@ export abstract class BioOperationElement<R> extends BioElement {
         if (at) target = at;
         this.#showPhase(phase, at);
       };
+      this.#target = NO_TARGET;
       const result = await this.perform(reader, { signal, onPhase, ...fields });
       if (signal.aborted) throw signal.reason;
       const summary = this.summarize(result);
@@ -228,12 +236,15 @@ export abstract class BioOperationElement<R> extends BioElement {
         throw error;
       }
       // A refusal in a frame of another site is a cookie the browser withheld (frame.ts), shown with its way out.
-      const framed = (error as BioIDError | undefined)?.code === 'session-expired' && framedByOtherOrigin();
-      if (framed) error = cookieWithheld(this.localName, error as BioIDError);
+      if ((error as BioIDError | undefined)?.code === 'session-expired' && framedByOtherOrigin())
+        error = cookieWithheld(this.localName, error as BioIDError);
+      this.#target = target;
       const detail = errorDetail(operation, error);
       this.failure = detail;
       const notYet = detail.code === 'session-expired' && !hadSession();
-      this.view = { kind: 'failed', key: framed ? 'framed' : notYet ? 'signInFirst' : errorKey(detail.code) };
+      this.view = { kind: 'failed', key: notYet ? 'signInFirst' : failureKey(detail.code, operation) };
+      // The technical detail for developers: one console line, and bio-error's detail; the card says it in words.
+      console.warn(`bioid-sdk: <${this.localName}> ${detail.code}: ${detail.message}`);
       this.emit('bio-error', detail);
       throw error;
     } finally {
@@ -272,23 +283,37 @@ export abstract class BioOperationElement<R> extends BioElement {
    * a workstation the middleware calls offline may well have a reachable local service.
    */
   #followStatus(): void {
-    const shown = this.isConnected && this.view.kind === 'failed' && READER_FAILURES.includes(this.failure?.code);
-    if (!shown) {
+    const code = this.isConnected && this.view.kind === 'failed' ? this.failure?.code : undefined;
+    const offline = code === 'network' || code === 'timeout';
+    if (!offline && !READER_FAILURES.includes(code)) {
       this.#unwatch?.();
       this.#unwatch = undefined;
       return;
     }
     if (this.#unwatch) return;
     let away = false;
+    const clear = () => {
+      this.failure = undefined;
+      this.view = { kind: 'idle' };
+    };
+    if (offline) {
+      // A network failure holds until the browser is online again (the computer's network back).
+      addEventListener('online', clear);
+      this.#unwatch = () => removeEventListener('online', clear);
+      return;
+    }
     try {
-      this.#unwatch = watchReaderStatus(statusOptionsFor(this.localName, this.settings()), ({ state }) => {
-        if (state === 'ready' && away) {
-          this.failure = undefined;
-          this.view = { kind: 'idle' };
-        }
+      const settings = this.settings();
+      const unwatch = watchReaderStatus(statusOptionsFor(this.localName, settings), ({ state }) => {
+        if (state === 'ready' && away) clear();
         // Not ready: unreachable, no device, error (or pinned, which is never followed by ready).
         away ||= state !== 'ready' && state !== 'checking';
       });
+      const stopAsking = this.failure?.code === 'workstation-offline' ? this.#askLive(settings, clear) : undefined;
+      this.#unwatch = () => {
+        unwatch();
+        stopAsking?.();
+      };
     } catch {
       // Settings that cannot be watched (they failed the operation too): the failure stays until the next start.
     }
@@ -307,6 +332,28 @@ export abstract class BioOperationElement<R> extends BioElement {
     this.requestUpdate();
   }
 
+  /**
+   * A workstation the middleware called offline (pinned ones included, which no status watch follows): the
+   * middleware is asked through its liveness call, every LIVE_MS, until it reports the workstation live. A
+   * middleware without that call (or any failure of it) ends the asking: the status watch's rule remains.
+   */
+  #askLive(settings: Settings, clear: () => void): () => void {
+    const { workstationId } = this.#target;
+    const reader = readerFor(this.localName, settings);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const ask = (): void => {
+      reader.live(workstationId).then(
+        (live) => (live ? clear() : (timer = setTimeout(ask, LIVE_MS))),
+        () => undefined,
+      );
+    };
+    if (workstationId) timer = setTimeout(ask, LIVE_MS);
+    return () => {
+      clearTimeout(timer);
+      reader.close();
+    };
+  }
+
   #onClick(): void {
     if (this.view.kind === 'running') return;
     // A user gesture: the browser may now ask to let this page reach the local service (docs/cms.md).
@@ -321,10 +368,13 @@ export abstract class BioOperationElement<R> extends BioElement {
     const tone = view.negative ? 'failed' : view.kind;
     const label = this.localize.term(this.operation);
     const mark = GLYPH_MARKS[view.negative ? 'negative' : view.kind];
-    const status = view.key ? this.localize.term(view.key, view.params) : '';
-    // Framed by another site, the status is the way out: a link to the page in a tab of its own, a top-level page
-    // whose requests carry the cookie (the engines of the baseline open a _blank link without an opener).
-    const framed = view.key === 'framed';
+    const term = (key: string, params?: Params) => this.localize.term(key as StringKey, params);
+    // A failure shows its headline in the status line and its sentence with the next step below: people's words only.
+    const failed = view.kind === 'failed' ? view.key : undefined;
+    const advice = failed ? ADVICE[failed] : undefined;
+    // Framed by another site, a withheld cookie's way out is a link to the page in a tab of its own, a top-level
+    // page whose requests carry the cookie (the engines of the baseline open a _blank link without an opener).
+    const framed = failed === 'cookie-blocked' && framedByOtherOrigin();
     // The fingerprint glyph (glyph.ts): the print, the scan bar while running, the badge with its mark when finished.
     return html`
       <div part="base" class="base op">
@@ -334,21 +384,21 @@ export abstract class BioOperationElement<R> extends BioElement {
           <circle cx="18.5" cy="18.5" r=${mark ? 5 : 0} />
           <path class="mark" d=${mark ?? ''} />
         </svg>
-        <button part="button" type="button" aria-disabled=${running ? 'true' : 'false'} aria-describedby="status" @click=${this.#onClick}>
+        <button part="button" type="button" aria-disabled=${running ? 'true' : 'false'} aria-describedby="status detail" @click=${this.#onClick}>
           ${label}
         </button>
-        <p part="status" id="status" class="status ${tone}" role="status">${framed ? html`<a part="open" href=${location.href} target="_blank">${status}</a>` : status}</p>
+        <p part="status" id="status" class="status ${tone}" role="status">${view.key ? term(failed ? `${view.key}.title` : view.key, view.params) : ''}</p>
         <div class="footer">
           ${running ? html`<progress part="progress" max="3" .value=${view.step} aria-label=${label}></progress>` : nothing}
-          ${failure ? html`<p part="error" class="detail">${failure.message}</p>` : nothing}
+          ${failed ? html`<p part="error" id="detail" class="detail">${framed ? html`<a part="open" href=${location.href} target="_blank">${term('framed')}</a>` : `${term(failed)}${advice ? ` ${term(advice)}` : ''}`}</p>` : nothing}
           ${
             failure?.code === 'session-expired' && this.#loginLink
-              ? html`<a part="login" href=${this.#loginLink}>${this.localize.term('signIn')}</a>`
+              ? html`<a part="login" href=${this.#loginLink}>${term('signIn')}</a>`
               : nothing
           }
           ${
             framed && 'requestStorageAccess' in document && !this.#asked
-              ? html`<button part="access" @click=${this.#askAccess}>${this.localize.term('signIn')}</button>`
+              ? html`<button part="access" @click=${this.#askAccess}>${term('signIn')}</button>`
               : nothing
           }
           ${view.kind === 'done' && result !== undefined ? this.renderResult(result) : nothing}
@@ -358,9 +408,19 @@ export abstract class BioOperationElement<R> extends BioElement {
   }
 }
 
-/** The localized summary of a `bio-error` code: its own string where there is one, else a general one. */
-export function errorKey(code: string): StringKey {
-  if (code === 'timeout') return 'network';
-  // The translation's keys are the list: a code gets its own summary by adding its string, nowhere else.
-  return (Object.hasOwn(en, code) ? code : 'failed') as StringKey;
+/** The next step a card adds to the sentence of a failure whose cause <bio-reader-status> also shows (with the same advice). */
+const ADVICE: Partial<Record<string, StringKey>> = {
+  'local-service-unreachable': 'adviceStart',
+  'local-network-blocked': 'adviceBlocked',
+};
+
+/**
+ * The words of a `bio-error` code on a card: the key of its sentence, whose headline is `{key}.title`; its
+ * own where the translation has them, else the general ones. A 404 of a verify is a person with no
+ * fingerprint enrolled yet (the middleware's unknown subject).
+ */
+export function failureKey(code: string, operation?: string): StringKey {
+  if (code === 'not-found' && operation === 'verify') return 'not-enrolled';
+  // The translation's keys are the list: a code gets its own words by adding its strings, nowhere else.
+  return (Object.hasOwn(en, `${code}.title`) ? code : 'failed') as StringKey;
 }

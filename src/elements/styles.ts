@@ -3,18 +3,29 @@
  * 'unsafe-inline'). Theming goes through the documented custom properties and parts only; logical
  * properties keep the layout right in right-to-left pages. The build minifies this text.
  *
- * One palette, light and dark in each colour (`light-dark()`): the element's `color-scheme` picks the
- * half, the system's preference by default (`light dark`), or the `theme` attribute. Each colour is its
- * documented `--bio-*` property when the page sets one; the `--_*` names hold the palette, so that the
- * fallback at the end sets it in one place. Every text colour has at least 4.5:1 against the surface in
- * both halves (WCAG AA; test/elements/theme.browser.test.ts computes the ratios from the rendered colours,
- * with and without `light-dark()`).
+ * One palette, light and dark in each colour (`light-dark()`): the card's `color-scheme` picks the half.
+ * Which one is the element's (bio-element.ts marks the card with `data-scheme`): the `theme` attribute's,
+ * else the colour scheme the page declares, light where it declares none; `auto` follows the system. Each
+ * colour is its documented `--bio-*` property when the page sets one; the `--_*` names hold the palette,
+ * so that the fallback at the end sets it in one place. Every text colour has at least 4.5:1 against the
+ * surface in both halves (WCAG AA; test/elements/theme.browser.test.ts computes the ratios from the
+ * rendered colours, with and without `light-dark()`).
  */
 import { css } from 'lit';
 
+/** The dark half of the palette in plain colours, for engines without light-dark() (the fallback below uses it twice). */
+const darkPalette = css`
+  --_surface: var(--bio-surface, #1f1f1f);
+  --_accent: var(--bio-accent, #a8c7fa);
+  --_success: var(--bio-success-color, #6dd58c);
+  --_error: var(--bio-error-color, #f2b8b5);
+  --_text: #e3e3e3;
+  --_on-accent: #062e6f;
+  --_muted: #c4c7c5;
+`;
+
 export const baseStyles = css`
   :host {
-    color-scheme: light dark;
     --_surface: var(--bio-surface, light-dark(#fff, #1f1f1f));
     --_accent: var(--bio-accent, light-dark(#0b57d0, #a8c7fa));
     --_success: var(--bio-success-color, light-dark(#146c2e, #6dd58c));
@@ -28,20 +39,15 @@ export const baseStyles = css`
     inline-size: 22em;
     max-inline-size: 100%;
     vertical-align: top;
-    color: var(--bio-color, var(--_text));
     font: var(--bio-font, inherit);
-  }
-  /* i: the value in any case, as HTML's own enumerated attributes (attributes.ts). */
-  :host([theme=light i]) {
-    color-scheme: light;
-  }
-  :host([theme=dark i]) {
-    color-scheme: dark;
   }
   :host([hidden]) {
     display: none;
   }
+  /* The card's scheme (bio-element.ts): light unless the theme or the page says dark, or both (the system's). */
   .base {
+    color-scheme: light;
+    color: var(--bio-color, var(--_text));
     display: flex;
     flex-direction: column;
     align-items: flex-start;
@@ -52,6 +58,12 @@ export const baseStyles = css`
     background: var(--_surface);
     /* A word longer than the line (a URL, a user agent, a long id) breaks rather than overflow the card (WCAG 1.4.10 at 320px). */
     overflow-wrap: anywhere;
+  }
+  [data-scheme='dark'] {
+    color-scheme: dark;
+  }
+  [data-scheme='auto'] {
+    color-scheme: light dark;
   }
   /* The glyph stands in the inline-start padding of an operation element, beside the column of its parts. */
   .op {
@@ -116,6 +128,10 @@ export const baseStyles = css`
   dd {
     margin: 0;
   }
+  /* A diagnostics row's status word stands apart from its finding. */
+  [part='word'] {
+    margin-inline-end: 0.5em;
+  }
   .row {
     display: flex;
     align-items: baseline;
@@ -139,10 +155,9 @@ export const baseStyles = css`
   }
   /* Engines without light-dark() (before Chrome 123, Firefox 120, Safari 17.5) would drop every colour
      above, the card then transparent in the page's text colour: there the palette's halves are plain
-     colours, picked as the color-scheme rules above pick them (the theme attribute, else the system's
-     preference). */
+     colours, picked as the color-scheme rules above pick them (the card's scheme, the system's for auto). */
   @supports not (color: light-dark(#000, #fff)) {
-    :host {
+    .base {
       --_surface: var(--bio-surface, #fff);
       --_accent: var(--bio-accent, #0b57d0);
       --_success: var(--bio-success-color, #146c2e);
@@ -151,25 +166,13 @@ export const baseStyles = css`
       --_on-accent: #fff;
       --_muted: #474747;
     }
-    @media (prefers-color-scheme: dark) {
-      :host(:not([theme=light i])) {
-        --_surface: var(--bio-surface, #1f1f1f);
-        --_accent: var(--bio-accent, #a8c7fa);
-        --_success: var(--bio-success-color, #6dd58c);
-        --_error: var(--bio-error-color, #f2b8b5);
-        --_text: #e3e3e3;
-        --_on-accent: #062e6f;
-        --_muted: #c4c7c5;
-      }
+    .base[data-scheme='dark'] {
+      ${darkPalette}
     }
-    :host([theme=dark i]) {
-      --_surface: var(--bio-surface, #1f1f1f);
-      --_accent: var(--bio-accent, #a8c7fa);
-      --_success: var(--bio-success-color, #6dd58c);
-      --_error: var(--bio-error-color, #f2b8b5);
-      --_text: #e3e3e3;
-      --_on-accent: #062e6f;
-      --_muted: #c4c7c5;
+    @media (prefers-color-scheme: dark) {
+      .base[data-scheme='auto'] {
+        ${darkPalette}
+      }
     }
   }
 `;

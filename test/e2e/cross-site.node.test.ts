@@ -172,7 +172,7 @@ for (const engine of selectedEngines())
         assert.strictEqual(outcome.detail.status, 401);
         assert.match(String(outcome.detail.message), /SameSite.*Host the token broker on this page's site/);
         const shown = await page.text('bio-verify >>> [part="status"]');
-        assert.match(shown, /host it on this site/);
+        assert.match(shown, /Sign-in blocked/);
         assert.notMatch(shown, /session has ended/i);
         // What the broker saw: a cross-site request without any cookie.
         const verifyCall = party.brokerCalls.find((c) => c.site === 'cross-site');
@@ -188,10 +188,10 @@ for (const engine of selectedEngines())
       try {
         const report = (await page.evaluate(() => document.querySelector('bio-diagnostics')!.start())) as string;
         assert.match(report, /^token-broker: blocked cookie-blocked /m);
-        assert.match(report, /^middleware: ok HTTP 401$/m);
+        assert.match(report, /^middleware: ok reachable \(HTTP 401 without a token\)$/m);
         assert.match(report, /^local-service: ok ws-1: dev-1$/m);
         assert.notInclude(report, TOKEN);
-        await page.waitForText('bio-diagnostics >>> [data-row="token-broker"]', 'host it on this site');
+        await page.waitForText('bio-diagnostics >>> [data-row="token-broker"]', 'kept your sign-in');
       } finally {
         await close();
       }
@@ -246,7 +246,7 @@ for (const engine of selectedEngines())
         assert.strictEqual(outcome.detail.status, 401);
         assert.match(String(outcome.detail.message), /^<bio-verify> in a frame of another site got no session cookie \(docs\/cms.md\)/);
         assert.deepStrictEqual(await offered(), {
-          status: wayOut.text,
+          status: 'Sign-in blocked',
           login: 0,
           access: 0,
           open: wayOut,
@@ -267,7 +267,7 @@ for (const engine of selectedEngines())
         outcome = await runOperation(frame, 'bio-verify');
         assert.strictEqual(outcome.detail.code, 'cookie-blocked');
         assert.deepStrictEqual(await offered(), {
-          status: wayOut.text,
+          status: 'Sign-in blocked',
           login: 0,
           access: 1,
           open: wayOut,
@@ -279,7 +279,7 @@ for (const engine of selectedEngines())
           // stays on cookie-blocked, does not offer to ask again, and keeps the new tab's link.
           assert.strictEqual(outcome.detail.code, 'cookie-blocked', JSON.stringify(outcome.detail));
           assert.deepStrictEqual(await offered(), {
-            status: wayOut.text,
+            status: 'Sign-in blocked',
             login: 0,
             access: 0,
             open: wayOut,

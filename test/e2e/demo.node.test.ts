@@ -98,7 +98,7 @@ for (const engine of selectedEngines())
         assert.match(report, new RegExp(`^local-service: ok ${h.sim.workstationId}: ${h.sim.deviceId}`, 'm'));
         assert.match(report, /^test-capture: ok quality \d+$/m);
         assert.match(report, /^token-broker: ok$/m);
-        assert.match(report, /^middleware: ok HTTP 401$/m);
+        assert.match(report, /^middleware: ok reachable \(HTTP 401 without a token\)$/m);
         assert.match((await page.attribute('bio-diagnostics >>> img[part="image"]', 'src')) ?? '', /^data:image\//);
         const token = ((await (await h.request(context, '/token', { headers: { 'X-CSRF': '1' } })).json()) as { access_token: string })
           .access_token;
@@ -130,7 +130,7 @@ for (const engine of selectedEngines())
       }
     });
 
-    it('workstation offline: the element reports "Target workstation is not currently live."', async () => {
+    it('workstation offline: the element reports "Target workstation is not currently live." to the page, says it in words, and clears once the workstation is online again', async () => {
       const { context, page } = await h.signedIn('/plain');
       try {
         await elementsReady(page);
@@ -141,14 +141,22 @@ for (const engine of selectedEngines())
         assert.strictEqual(outcome.type, 'bio-error');
         assert.strictEqual(outcome.detail.code, 'workstation-offline');
         assert.match(String(outcome.detail.message), new RegExp(WORKSTATION_OFFLINE_TEXT.replace('.', '\\.')));
-        assert.match(await page.evaluate(() => document.querySelector('bio-enroll')!.shadowRoot!.textContent ?? ''), /not currently live/);
+        const card = () => page.evaluate(() => document.querySelector('bio-enroll')!.shadowRoot!.textContent ?? '');
+        assert.match(await card(), /Workstation offline/);
+        assert.notMatch(await card(), /not currently live/);
+        // The cause goes away: the middleware's liveness call says so, and the card clears by itself.
+        await page.setChecked('#sim-online', true);
+        // A bound, not a pace: the element asks every 5 s (operation-element.ts), two asks and their answers.
+        await page.waitForFunction(() => !document.querySelector('bio-enroll')!.shadowRoot!.querySelector('[part="error"]'), undefined, {
+          timeout: 20_000,
+        });
       } finally {
         await h.control('workstation', { online: true });
         await context.close();
       }
     });
 
-    it('unplugged reader: discovery reports no connected device', async () => {
+    it('unplugged reader: discovery reports no connected device, and the card clears once the reader is plugged back in', async () => {
       const { context, page } = await h.signedIn('/plain');
       try {
         await elementsReady(page);
@@ -163,6 +171,11 @@ for (const engine of selectedEngines())
         assert.strictEqual(outcome.type, 'bio-error');
         assert.strictEqual(outcome.detail.code, 'no-device');
         assert.match(String(outcome.detail.message), /No fingerprint reader is connected/);
+        await page.setChecked('#sim-device', true);
+        // A bound, not a pace: the status watch polls every 3 s, and needs two polls (not ready, then ready).
+        await page.waitForFunction(() => !document.querySelector('bio-search')!.shadowRoot!.querySelector('[part="error"]'), undefined, {
+          timeout: 20_000,
+        });
       } finally {
         await h.control('device', { connected: true });
         await context.close();

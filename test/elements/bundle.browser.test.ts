@@ -60,7 +60,7 @@ describe('dist/bioid-elements.js as a classic script', () => {
     el.setAttribute('middleware-url', '/__test/none');
     document.body.append(el);
     try {
-      expect(await el.start()).to.match(/^middleware: ok HTTP 404$/m);
+      expect(await el.start()).to.match(/^middleware: ok reachable \(HTTP 404 without a token\)$/m);
       expect(requested()).to.equal(1);
       expect(errors).to.deep.equal([]);
     } finally {

@@ -57,10 +57,15 @@ describe('<bio-diagnostics>', () => {
     expect(row('local-service').text).to.contain('ws-7: dev-1 (U.are.U)');
     expect(row('test-capture')).to.include({ status: 'ok' });
     expect(row('test-capture').text).to.contain('quality 88');
+    // The status word stands apart from its finding ("ok  quality 88", never "okquality 88"), by its own margin:
+    // the built script's templates keep no whitespace between the two.
+    const capture = el.shadowRoot!.querySelector('[data-row="test-capture"]')!;
+    expect(parseFloat(getComputedStyle(capture.querySelector('[part="word"]')!).marginInlineEnd)).to.be.greaterThan(4);
+    expect(capture.querySelector('[part="finding"]')!.textContent).to.contain('quality 88');
     expect(el.shadowRoot!.querySelector('img[part="image"]')!.getAttribute('src')).to.equal(IMAGE);
     expect(row('token-broker').status).to.equal('ok');
     expect(row('middleware')).to.include({ status: 'ok' });
-    expect(row('middleware').text).to.contain('HTTP 401');
+    expect(row('middleware').text).to.contain('reachable (HTTP 401 without a token)');
     expect(row('sdk').text).to.match(/^\d+\.\d+\.\d+/);
     expect(row('browser').text).to.equal(navigator.userAgent);
     // The middleware is asked without a token (docs/wire-contract.md); the capture names the discovered device.
@@ -71,7 +76,7 @@ describe('<bio-diagnostics>', () => {
     expect(report).to.match(/^local-service: ok ws-7: dev-1 \(U\.are\.U\)$/m);
     expect(report).to.match(/^test-capture: ok quality 88$/m);
     expect(report).to.match(/^token-broker: ok$/m);
-    expect(report).to.match(/^middleware: ok HTTP 401$/m);
+    expect(report).to.match(/^middleware: ok reachable \(HTTP 401 without a token\)$/m);
     expect(report).to.contain(`browser: ${navigator.userAgent}`);
     expect(report.includes(TOKEN_MARK), 'the report holds the token').to.equal(false);
     expect(everythingVisible(el).includes(TOKEN_MARK), 'the page shows the token').to.equal(false);
@@ -90,7 +95,7 @@ describe('<bio-diagnostics>', () => {
     world((net) => net.on('GET', TOKEN_PATH, () => json({ error: 'No session cookie.', reason: 'no-cookie' }, 401)));
     const { row, report } = await diagnose();
     expect(row('token-broker').status).to.equal('blocked');
-    expect(row('token-broker').text).to.contain('host it on this site');
+    expect(row('token-broker').text).to.contain('kept your sign-in');
     expect(row('token-broker').detail).to.match(/SameSite.*Host the token broker on this page's site/);
     expect(report).to.match(/^token-broker: blocked cookie-blocked /m);
   });
@@ -224,7 +229,7 @@ describe('<bio-diagnostics>', () => {
       Object.defineProperty(navigator, 'clipboard', { configurable: true, value: clipboard });
     }
     const area = el.shadowRoot!.querySelector<HTMLTextAreaElement>('textarea[part="report"]')!;
-    expect(area.value).to.match(/^middleware: ok HTTP 401$/m);
+    expect(area.value).to.match(/^middleware: ok reachable \(HTTP 401 without a token\)$/m);
     expect(area.value.includes(TOKEN_MARK)).to.equal(false);
     expect(area.selectionEnd - area.selectionStart).to.equal(area.value.length);
   });

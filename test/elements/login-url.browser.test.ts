@@ -4,6 +4,7 @@
  * the page, with `return_to` (this page) appended. Only http(s) is taken: `javascript:` is a config error.
  */
 import { expect, fixture } from '@open-wc/testing';
+import { waitUntil } from '../support/wait.js';
 import '../../src/elements/index.js';
 import { configureElements, type BioVerify } from '../../src/elements/index.js';
 import { json } from '../support/fake-network.js';
@@ -46,6 +47,8 @@ describe('login-url', () => {
     const el = await fixture<BioVerify>(
       `<bio-verify ${ATTRS} subject-id="alice" login-url="signin?return_to=%2Fhome" lang="de"></bio-verify>`,
     );
+    // German loads on use (src/elements/localize.ts): its words once the table has arrived.
+    await waitUntil(() => (el.shadowRoot!.firstElementChild as HTMLElement).lang === 'de', 'German did not arrive');
     const { link } = await run(el);
     expect(link!.href).to.equal(new URL('signin?return_to=%2Fhome', document.baseURI).href);
     expect(link!.textContent).to.equal('Anmelden');
@@ -56,7 +59,7 @@ describe('login-url', () => {
     const el = await fixture<BioVerify>(`<bio-verify ${ATTRS} subject-id="alice" login-url="javascript:alert(1)"></bio-verify>`);
     const { outcome, link } = await run(el);
     expect(outcome).to.equal('config');
-    expect(el.shadowRoot!.querySelector('[part="error"]')!.textContent).to.contain('login-url');
+    expect(el.shadowRoot!.querySelector('[part="error"]')!.textContent).to.contain('not set up correctly');
     expect(link).to.equal(null);
     expect(net.calls).to.have.length(0);
   });

@@ -57,7 +57,7 @@ describe('the fingerprint glyph', () => {
     expect(seen.waiting!.text).to.equal('Sent to workstation ws-7. Place your finger on the reader.');
     expect(seen.success!.text).to.equal('Fingerprint verified.');
     expect(seen['no match']!.text).to.equal('Fingerprint does not match.');
-    expect(seen.error!.text).to.equal('The operation failed.');
+    expect(seen.error!.text).to.equal('Service problem');
     // Colour as well as shape: success and failure differ from each other and from the idle accent.
     expect(new Set([seen.idle!.color, seen.success!.color, seen['no match']!.color]).size).to.equal(3);
     expect(seen['no match']!.color).to.equal(seen.error!.color);
@@ -147,7 +147,7 @@ describe('a steady layout', () => {
     const before = [el.getBoundingClientRect().width, beside.getBoundingClientRect().x];
     await el.start().catch(() => {});
     await el.updateComplete;
-    expect(statusLine(el)).to.equal('The workstation is offline.');
+    expect(statusLine(el)).to.equal('Workstation offline');
     expect([el.getBoundingClientRect().width, beside.getBoundingClientRect().x]).to.deep.equal(before);
   });
 });

@@ -130,6 +130,8 @@ describe('markup as people type it', () => {
 
   describe('enumerated values in any ASCII case, as HTML reads its own', () => {
     const surfaceOf = (el: Element) => getComputedStyle(el.shadowRoot!.querySelector('[part="base"]')!).backgroundColor;
+    /** The colour scheme of the card (its base part), which the theme picks. */
+    const schemeOf = (el: Element) => getComputedStyle(el.shadowRoot!.querySelector('[part="base"]')!).colorScheme;
 
     it('theme="DARK" is dark: the property reads dark and the element looks as theme="dark" does; theme="Light" is light', async () => {
       const holder = await fixture<HTMLDivElement>(
@@ -137,20 +139,20 @@ describe('markup as people type it', () => {
       );
       const [upper, dark, title, light] = [...holder.children] as BioVerify[];
       expect([upper!.theme, title!.theme]).to.deep.equal(['dark', 'light']);
-      expect(getComputedStyle(upper!).colorScheme).to.equal('dark');
+      expect(schemeOf(upper!)).to.equal('dark');
       expect(surfaceOf(upper!)).to.equal(surfaceOf(dark!));
-      expect(getComputedStyle(title!).colorScheme).to.equal('light');
+      expect(schemeOf(title!)).to.equal('light');
       expect(surfaceOf(title!)).to.equal(surfaceOf(light!));
       expect(surfaceOf(dark!)).not.to.equal(surfaceOf(light!));
     });
 
-    it('ASCII only: theme="DARK" spelt with the Kelvin sign (U+212A) is no theme, and the element follows the system', async () => {
+    it('ASCII only: theme="DARK" spelt with the Kelvin sign (U+212A) is no theme, and the element follows the page', async () => {
       const holder = await fixture<HTMLDivElement>(
         `<div>${markup('bio-verify', { ...WIRED, theme: 'DAR\u212a' })}${markup('bio-verify', { ...WIRED })}</div>`,
       );
       const [kelvin, system] = [...holder.children] as BioVerify[];
       expect(kelvin!.theme).not.to.equal('dark');
-      expect(getComputedStyle(kelvin!).colorScheme).to.equal(getComputedStyle(system!).colorScheme);
+      expect(schemeOf(kelvin!)).to.equal(schemeOf(system!));
     });
   });
 });

@@ -79,7 +79,7 @@ describe('the script wherever a page puts it: every tag renders and works', func
         SETTLES,
       );
       expect(diagnostics.shadowRoot!.querySelectorAll('[part="row"]')).to.have.length(6);
-      expect(diagnostics.report).to.match(/^middleware: ok HTTP 404$/m);
+      expect(diagnostics.report).to.match(/^middleware: ok reachable \(HTTP 404 without a token\)$/m);
 
       const status = doc.querySelector('bio-reader-status')!;
       const state = () => status.shadowRoot?.querySelector('[part="indicator"]')?.classList[1];

@@ -8,21 +8,27 @@
  */
 import { expect } from '@open-wc/testing';
 import { waitUntil } from '../support/wait.js';
+import { de } from '../../src/elements/translations/de.js';
+import { en } from '../../src/elements/translations/en.js';
 
 interface Seen {
   violations: string[];
   errors: string[];
   bioErrors: { tag: string; operation: string; code: string; message: string; retryable: boolean }[];
+  warnings: string[];
 }
 type PageWindow = Window & typeof globalThis & { __seen: Seen };
 
 const frames: HTMLIFrameElement[] = [];
 
-/** The page with `csp` serving the script `way`, once its tags are defined; `timeoutMs`, <bio-diagnostics>' timeout-ms. */
-async function page(way: string, csp: string, timeoutMs?: number): Promise<PageWindow> {
+/**
+ * The page with `csp` serving the script `way`, once its tags are defined; `timeoutMs`, <bio-diagnostics>'
+ * timeout-ms; `lang`, the page's language (en unless de).
+ */
+async function page(way: string, csp: string, timeoutMs?: number, lang = 'en'): Promise<PageWindow> {
   const frame = document.createElement('iframe');
   frames.push(frame);
-  frame.src = `/__test/parts/page?way=${way}&csp=${csp}${timeoutMs ? `&timeout=${timeoutMs}` : ''}`;
+  frame.src = `/__test/parts/page?way=${way}&csp=${csp}&lang=${lang}${timeoutMs ? `&timeout=${timeoutMs}` : ''}`;
   document.body.append(frame);
   // Not the frame's load event: a browser may hold it back until the file the element loads has come. The
   // state itself, polled, with test/support/wait.ts's bound (the old 1 s bound failed on a busy machine).
@@ -44,7 +50,7 @@ const fetched = (win: PageWindow, file: string) =>
 async function expectChecksRan(win: PageWindow, chunkUrl: string): Promise<void> {
   const report = await diagnostics(win).start();
   expect(report).to.match(/^local-service: refused /m);
-  expect(report).to.match(/^middleware: ok HTTP 404$/m);
+  expect(report).to.match(/^middleware: ok reachable \(HTTP 404 without a token\)$/m);
   expect(shadow(win, 'bio-diagnostics').querySelectorAll('[part="row"]')).to.have.length(6);
   expect(fetched(win, 'bioid-diagnostics.js')).to.deep.equal([chunkUrl]);
   expect(win.__seen.violations, 'CSP violations').to.deep.equal([]);
@@ -71,7 +77,7 @@ describe('<bio-diagnostics> loads its code from next to the script', function ()
     const second = win.document.createElement('bio-diagnostics') as HTMLElement & { start(): Promise<string> };
     second.setAttribute('middleware-url', '/__test/none');
     win.document.body.append(second);
-    expect(await second.start()).to.match(/^middleware: ok HTTP 404$/m);
+    expect(await second.start()).to.match(/^middleware: ok reachable \(HTTP 404 without a token\)$/m);
     expect(fetched(win, 'bioid-diagnostics.js')).to.have.length(1);
   });
 
@@ -138,6 +144,55 @@ describe('<bio-diagnostics> loads its code from next to the script', function ()
     const error = await diagnosticsError(win);
     expect(error).to.include({ operation: 'diagnostics', code: 'config' });
     expect(error.message).to.contain('/__test/parts/stale/bioid-diagnostics.js').and.contain('from another build');
+    expect(win.__seen.errors, 'page errors').to.deep.equal([]);
+  });
+});
+
+describe('German, French and Spanish load on use, from next to the script', function () {
+  this.timeout(20000);
+  afterEach(() => frames.splice(0).forEach((frame) => frame.remove()));
+
+  /** <bio-reader-status>' state word once rendered, and the language its text is marked with. */
+  async function readerState(win: PageWindow): Promise<{ text: string; lang: string }> {
+    const root = () => shadow(win, 'bio-reader-status');
+    await waitUntil(() => root()?.querySelector('[part="state"]')?.textContent?.trim(), 'bio-reader-status did not render');
+    return { text: root().querySelector('[part="state"]')!.textContent!.trim(), lang: (root().firstElementChild as HTMLElement).lang };
+  }
+  const languageFiles = (win: PageWindow) => ['bioid-de.js', 'bioid-fr.js', 'bioid-es.js'].flatMap((file) => fetched(win, file));
+
+  it("a German page shows German words once bioid-de.js has loaded (fetched once, with the script's ?ver=); an English page requests no language file", async () => {
+    const english = await page('same', 'none');
+    const shown = await readerState(english);
+    expect(shown.lang).to.equal('en');
+    const key = (Object.keys(en) as (keyof typeof en)[]).find((k) => en[k] === shown.text);
+    expect(key, `"${shown.text}" is a word of en.ts`).to.be.a('string');
+    expect(languageFiles(english), 'language files of an English page').to.deep.equal([]);
+
+    const german = await page('same', 'none', undefined, 'de');
+    await waitUntil(async () => (await readerState(german)).lang === 'de', 'the German page stays in English');
+    expect((await readerState(german)).text).to.equal(de[key!]);
+    // Two elements in German, one request.
+    expect(languageFiles(german)).to.deep.equal([`${location.origin}/__test/parts/same/bioid-de.js?ver=0.1.0`]);
+    expect(german.__seen.errors, 'page errors').to.deep.equal([]);
+    expect(german.__seen.warnings, 'console warnings').to.deep.equal([]);
+  });
+
+  it('a German page whose bioid-de.js is missing keeps English words, says so once in the console, and fires no bio-error for it', async () => {
+    const win = await page('missing', 'self', undefined, 'de');
+    await waitUntil(() => win.__seen.warnings.length, 'no console warning');
+    // Another element in German later: the file is not asked for again, nor reported again.
+    const later = win.document.createElement('bio-reader-status');
+    later.setAttribute('local-service-url', '/__test/none');
+    win.document.body.append(later);
+    await waitUntil(() => later.shadowRoot?.querySelector('[part="state"]'), 'the later element did not render');
+    const shown = await readerState(win);
+    expect(shown.lang).to.equal('en');
+    expect(Object.values(en)).to.include(shown.text);
+    expect(win.__seen.warnings).to.have.length(1);
+    expect(win.__seen.warnings[0]).to.contain('/__test/parts/missing/bioid-de.js').and.contain('English');
+    expect(fetched(win, 'bioid-de.js')).to.have.length(1);
+    // <bio-diagnostics>' own file is missing too: its bio-error is the only one.
+    expect(win.__seen.bioErrors.filter((e) => e.tag !== 'bio-diagnostics')).to.deep.equal([]);
     expect(win.__seen.errors, 'page errors').to.deep.equal([]);
   });
 });

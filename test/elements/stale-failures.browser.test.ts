@@ -1,6 +1,7 @@
 /**
  * docs/elements.md: a failure that reports the state of the reader or its
- * workstation is cleared when the page-wide status watch reports the reader back to ready. The element
+ * workstation is cleared when the page-wide status watch reports the reader back to ready, an offline
+ * workstation when the middleware reports it live again, a network failure when the browser is online again. The element
  * listens only while it shows such a failure, so nothing is polled for a result or another failure, and
  * the watch is the one every element of the page shares.
  */
@@ -18,6 +19,8 @@ const NO_DEVICE = { workstationId: 'ws-7', devices: [{ deviceId: 'dev-1', connec
 const OFFLINE = () => json({ error: 'workstation_offline', message: 'Target workstation is not currently live.' }, 503);
 /** The watch's interval between two polls (status-watch.ts default). */
 const INTERVAL = 3000;
+/** How often a workstation-offline failure asks the middleware (operation-element.ts). */
+const LIVE_MS = 5000;
 
 const statusLine = (el: Element) => el.shadowRoot!.querySelector('[role="status"]')!.textContent!.trim();
 const detail = (el: Element) => el.shadowRoot!.querySelector('[part="error"]');
@@ -50,15 +53,15 @@ describe('stale failures clear when the reader is back', () => {
     net.on('POST', VERIFY_URL, OFFLINE);
     const el = await fixture<BioVerify>(`<bio-verify ${ATTRS} subject-id="alice"></bio-verify>`);
     await failWith(el);
-    expect(statusLine(el)).to.equal('The workstation is offline.');
+    expect(statusLine(el)).to.equal('Workstation offline');
     // The local service was ready all along: a first 'ready' says nothing about the middleware's view.
     await clock.tickAsync(INTERVAL);
     await el.updateComplete;
-    expect(statusLine(el)).to.equal('The workstation is offline.');
+    expect(statusLine(el)).to.equal('Workstation offline');
     local = () => json(NO_DEVICE);
     await clock.tickAsync(INTERVAL);
     await el.updateComplete;
-    expect(statusLine(el), 'the reader went away: the failure still holds').to.equal('The workstation is offline.');
+    expect(statusLine(el), 'the reader went away: the failure still holds').to.equal('Workstation offline');
     local = () => json(READY);
     await clock.tickAsync(INTERVAL);
     await el.updateComplete;
@@ -75,11 +78,54 @@ describe('stale failures clear when the reader is back', () => {
     local = refuse;
     const el = await fixture<BioVerify>(`<bio-verify ${ATTRS} subject-id="alice"></bio-verify>`);
     await failWith(el);
-    expect(statusLine(el)).to.equal('The fingerprint service on this computer is not reachable.');
+    expect(statusLine(el)).to.equal('Reader service not running');
     local = () => json(READY);
     await clock.tickAsync(60_000); // past the back-off of an unreachable service
     await el.updateComplete;
     expect(statusLine(el)).to.equal('');
+  });
+
+  it('"workstation offline" of a pinned workstation clears once the middleware reports it live again (its liveness call)', async () => {
+    net.on('POST', VERIFY_URL, OFFLINE);
+    let live = false;
+    net.on('GET', `${MIDDLEWARE}/orchestrator/workstations/ws-1`, () => json({ workstationId: 'ws-1', live, devices: [] }));
+    const el = await fixture<BioVerify>(`<bio-verify ${ATTRS} workstation-id="ws-1" device-id="d-1" subject-id="alice"></bio-verify>`);
+    await failWith(el);
+    expect(statusLine(el)).to.equal('Workstation offline');
+    await clock.tickAsync(LIVE_MS);
+    await el.updateComplete;
+    expect(statusLine(el), 'still offline').to.equal('Workstation offline');
+    live = true;
+    await clock.tickAsync(LIVE_MS);
+    await el.updateComplete;
+    expect(statusLine(el)).to.equal('');
+    expect(detail(el)).to.equal(null);
+    // Cleared, nothing more is asked.
+    const asked = net.callsTo(`${MIDDLEWARE}/orchestrator/workstations/ws-1`).length;
+    expect(asked).to.equal(2);
+    await clock.tickAsync(10 * LIVE_MS);
+    expect(net.callsTo(`${MIDDLEWARE}/orchestrator/workstations/ws-1`)).to.have.length(asked);
+  });
+
+  it('a middleware without the liveness call is asked once: the status watch’s rule remains', async () => {
+    net.on('POST', VERIFY_URL, OFFLINE);
+    const el = await fixture<BioVerify>(`<bio-verify ${ATTRS} subject-id="alice"></bio-verify>`);
+    await failWith(el);
+    await clock.tickAsync(10 * LIVE_MS);
+    await el.updateComplete;
+    expect(net.callsTo(`${MIDDLEWARE}/orchestrator/workstations/ws-7`)).to.have.length(1);
+    expect(statusLine(el)).to.equal('Workstation offline');
+  });
+
+  it('a network failure clears when the browser is online again', async () => {
+    net.on('POST', VERIFY_URL, refuse);
+    const el = await fixture<BioVerify>(`<bio-verify ${ATTRS} subject-id="alice"></bio-verify>`);
+    await failWith(el);
+    expect(statusLine(el)).to.equal('No connection');
+    window.dispatchEvent(new Event('online'));
+    await el.updateComplete;
+    expect(statusLine(el)).to.equal('');
+    expect(detail(el)).to.equal(null);
   });
 
   it('nothing is polled for a result or for a failure that is not about the reader', async () => {
@@ -87,7 +133,7 @@ describe('stale failures clear when the reader is back', () => {
     await el.start();
     net.on('POST', VERIFY_URL, () => json({ error: 'internal' }, 500));
     await failWith(el);
-    expect(statusLine(el)).to.equal('The operation failed.');
+    expect(statusLine(el)).to.equal('Service problem');
     const polls = net.callsTo(STATUS_URL).length; // one discovery per operation
     await clock.tickAsync(10 * INTERVAL);
     expect(net.callsTo(STATUS_URL)).to.have.length(polls);

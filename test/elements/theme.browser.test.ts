@@ -1,10 +1,10 @@
 /**
- * Light and dark themes, through the system's colour scheme and the `theme`
- * attribute. The contrast ratios (WCAG 2.x relative luminance) are computed from the colours the
+ * Light and dark themes: the colour scheme the page declares (light where it declares none), the
+ * system's where the page declares both or the `theme` attribute is `auto`, and the `theme` attribute. The contrast ratios (WCAG 2.x relative luminance) are computed from the colours the
  * engine renders, against the element's own surface: at least 4.5:1 for text (AA), 3:1 for the glyph
  * and the reader dot (non-text, WCAG 1.4.11). axe stays clean in both themes.
  */
-import { expect, fixture } from '@open-wc/testing';
+import { expect, fixture, waitUntil } from '@open-wc/testing';
 import '../../src/elements/index.js';
 import type { BioElement } from '../../src/elements/bio-element.js';
 import type { BioReaderStatus, BioVerify } from '../../src/elements/index.js';
@@ -36,7 +36,8 @@ function contrast(a: string, b: string): number {
 }
 
 const part = (el: Element, name: string) => el.shadowRoot!.querySelector(`[part~="${name}"]`)!;
-const colorOf = (el: Element) => getComputedStyle(el).color;
+/** The text colour of a part, or of an element's card (its base part), where the palette applies. */
+const colorOf = (el: Element) => getComputedStyle(el.shadowRoot ? part(el, 'base') : el).color;
 const surfaceOf = (el: Element) => getComputedStyle(part(el, 'base')).backgroundColor;
 
 /** The colour pairs of an element in its current state, each with the ratio it needs. */
@@ -141,18 +142,70 @@ describe('themes', function () {
     });
   }
 
-  it('the two themes differ (dark is a dark surface with light text), and without the attribute the element follows the system', async () => {
+  it('the two themes differ (dark is a dark surface with light text), and without the attribute on a page that declares no colour scheme the element is light', async () => {
     installNetwork();
     const holder = await fixture<HTMLDivElement>(
       `<div><bio-verify ${ATTRS} theme="light"></bio-verify><bio-verify ${ATTRS} theme="dark"></bio-verify><bio-verify ${ATTRS}></bio-verify></div>`,
     );
-    const [light, dark, system] = [...holder.children] as BioVerify[];
+    const [light, dark, page] = [...holder.children] as BioVerify[];
     expect(luminance(surfaceOf(light!))).to.be.greaterThan(0.9);
     expect(luminance(surfaceOf(dark!))).to.be.lessThan(0.05);
     expect(luminance(colorOf(dark!))).to.be.greaterThan(luminance(colorOf(light!)));
-    const prefersDark = matchMedia('(prefers-color-scheme: dark)').matches;
-    expect(surfaceOf(system!)).to.equal(surfaceOf(prefersDark ? dark! : light!));
-    expect(colorOf(system!)).to.equal(colorOf(prefersDark ? dark! : light!));
+    expect(surfaceOf(page!)).to.equal(surfaceOf(light!));
+    expect(colorOf(page!)).to.equal(colorOf(light!));
+  });
+
+  describe('the page’s colour scheme, on a light or a dark system', () => {
+    /**
+     * A page in a frame, its elements from the sources. The frame's own `color-scheme` is the system's
+     * preference its page sees (prefers-color-scheme follows the embedding element's colour scheme in
+     * Chromium and Firefox); WebKit's frames keep the real system's, so there the rendered colours are
+     * checked against what the frame's system says, and the card's colour scheme in every engine.
+     */
+    async function framed(system: 'light' | 'dark', head: string, body: string, root = '') {
+      const frame = document.createElement('iframe');
+      frame.style.colorScheme = system;
+      frame.srcdoc = `<!doctype html><html${root}><head>${head}<script type="module" src="/src/elements/tags.ts"></script></head><body>${body}</body></html>`;
+      document.body.append(frame);
+      const win = frame.contentWindow as Window & typeof globalThis;
+      await waitUntil(() => win.document?.readyState === 'complete' && win.customElements?.get('bio-verify'), 'the page did not load', {
+        interval: 10,
+        timeout: 8000,
+      });
+      const card = win.document.querySelector('bio-verify') as BioVerify;
+      await card.updateComplete;
+      const base = card.shadowRoot!.querySelector('[part="base"]')!;
+      return {
+        scheme: win.getComputedStyle(base).colorScheme,
+        dark: luminance(win.getComputedStyle(base).backgroundColor) < 0.05,
+        systemDark: win.matchMedia('(prefers-color-scheme: dark)').matches,
+        remove: () => frame.remove(),
+      };
+    }
+    const CARD = `<bio-verify ${ATTRS}></bio-verify>`;
+
+    for (const [name, head, root, theme, expected] of [
+      ['a page that declares nothing is light', '', '', '', 'light'],
+      ['a page that declares light (meta) is light', '<meta name="color-scheme" content="light">', '', '', 'light'],
+      ['a page that declares dark on its root is dark', '', ' style="color-scheme: dark"', '', 'dark'],
+      ['a page that declares dark (meta, any case) is dark', '<meta name="COLOR-SCHEME" content="only dark">', '', '', 'dark'],
+      ['a page that declares light dark (meta) follows the system', '<meta name="color-scheme" content="light dark">', '', '', 'system'],
+      ['a page that declares light dark on its root follows the system', '', ' style="color-scheme: light dark"', '', 'system'],
+      ['theme="auto" follows the system on a light page', '<meta name="color-scheme" content="light">', '', ' theme="auto"', 'system'],
+      ['theme="light" is light on a dark page', '<meta name="color-scheme" content="dark">', '', ' theme="light"', 'light'],
+      ['theme="Dark" is dark on a light page', '', ' style="color-scheme: light"', ' theme="Dark"', 'dark'],
+    ] as const) {
+      it(`${name}, on a light and on a dark system`, async () => {
+        for (const system of ['light', 'dark'] as const) {
+          const page = await framed(system, head, CARD.replace('<bio-verify', `<bio-verify${theme}`), root);
+          page.remove();
+          const scheme = { light: 'light', dark: 'dark', system: 'light dark' }[expected];
+          expect(page.scheme, `${system} system: the card's colour scheme`).to.equal(scheme);
+          const dark = expected === 'system' ? page.systemDark : expected === 'dark';
+          expect(page.dark, `${system} system (the frame's reads ${page.systemDark ? 'dark' : 'light'}): a dark card`).to.equal(dark);
+        }
+      });
+    }
   });
 
   it('where the engine has no light-dark(), each theme (in any case) shows the same colours, from the plain ones of the fallback, and the page can still set them', async () => {

@@ -167,12 +167,15 @@ describe('What each package ships (docs/versioning.md, "What is in the package")
     for (const [, , text] of pending) assert.include(changelog, text!.split('\n')[0]);
   });
 
-  it('bioid-sdk ships the script, the file it loads on use, the per-tag modules, their declarations and the elements manifest', () => {
+  it('bioid-sdk ships the script, the files it loads on use (diagnostics, languages), the per-tag modules, their declarations and the elements manifest', () => {
     const files = paths('bioid-sdk');
     assert.includeMembers(files, [
       'custom-elements.json',
       'dist/bioid-elements.js',
       'dist/bioid-diagnostics.js',
+      'dist/bioid-de.js',
+      'dist/bioid-es.js',
+      'dist/bioid-fr.js',
       'dist/index.js',
       'dist/index.d.ts',
       'dist/react.d.ts',
