@@ -29,9 +29,11 @@ const FONT = 'DejaVu Sans';
 /** Differing pixels allowed (anti-aliasing aside): 0.1% of the picture, at least 8. */
 const allowedPixels = (png: Buffer) => Math.max(8, Math.round(png.readUInt32BE(16) * png.readUInt32BE(20) * 0.001));
 
+// A page that follows the system's colour scheme, and says so (the cards follow what the page declares).
 const PAGE = `<!doctype html>
 <html lang="en">
 <meta charset="utf-8">
+<meta name="color-scheme" content="light dark">
 <title>bioid-sdk screenshots</title>
 <style>
   body { margin: 0; padding: 8px; font: 16px/1.25 "${FONT}", sans-serif; background: #fff; }

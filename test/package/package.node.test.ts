@@ -248,7 +248,9 @@ describe('the packages as installed from their tarballs', function () {
       ) as [string, string];
       assert.equal(viaDist, short);
       assert.equal(fileURLToPath(viaDist), installed('bioid-sdk', 'dist/bioid-elements.js'));
-      assert.match(readFileSync(fileURLToPath(viaDist), 'utf8'), /^!?\(?function|^\(function|^var |^\(\(\)/, 'a classic script');
+      // After V8's compile hint, a line of its own (scripts/compile-hints.mjs).
+      const script = readFileSync(fileURLToPath(viaDist), 'utf8').replace(/^\/\/# allFunctionsCalledOnLoad\n/, '');
+      assert.match(script, /^!?\(?function|^\(function|^var |^\(\(\)/, 'a classic script');
     });
 
     it('the file the script loads on use resolves next to it, by both names', async () => {
