@@ -9,7 +9,6 @@ import { LocalizeController } from './localize.js';
 import { effectiveSettings, settingProperties, type Settings } from './settings.js';
 import { schemeOf } from './scheme.js';
 import { baseStyles } from './styles.js';
-import { turn } from './turn.js';
 
 // The settings' typed properties (declaration merging: Lit creates their accessors from settingProperties).
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type, @typescript-eslint/no-unsafe-declaration-merging -- the settings typed on the class
@@ -70,13 +69,10 @@ export class BioElement extends LitElement {
     else super.attributeChangedCallback(name, old, value);
   }
 
-  /**
-   * The first render waits for the element's turn (turn.ts: one element's first render per task) and for its
-   * language's table, at most a short bound (localize.ts); later renders are Lit's own, in a microtask.
-   */
+  /** The first render waits for the element's language to arrive, at most a short bound (localize.ts). */
   protected override scheduleUpdate(): void | Promise<unknown> {
-    if (this.hasUpdated) return super.scheduleUpdate();
-    return Promise.all([turn(), this.localize.arriving()]).then(() => super.scheduleUpdate());
+    const table = this.hasUpdated ? undefined : this.localize.arriving();
+    return table ? table.then(() => super.scheduleUpdate()) : super.scheduleUpdate();
   }
 
   /** Marks the card with its colour scheme, which styles.ts reads (the page's may change between two renders). */

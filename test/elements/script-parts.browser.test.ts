@@ -164,13 +164,14 @@ describe('German, French and Spanish load on use, from next to the script', func
     const english = await page('same', 'none');
     const shown = await readerState(english);
     expect(shown.lang).to.equal('en');
-    const key = (Object.keys(en) as (keyof typeof en)[]).find((k) => en[k] === shown.text);
-    expect(key, `"${shown.text}" is a word of en.ts`).to.be.a('string');
+    expect(Object.values(en), `"${shown.text}" is a word of en.ts`).to.include(shown.text);
     expect(languageFiles(english), 'language files of an English page').to.deep.equal([]);
 
     const german = await page('same', 'none', undefined, 'de');
     await waitUntil(async () => (await readerState(german)).lang === 'de', 'the German page stays in English');
-    expect((await readerState(german)).text).to.equal(de[key!]);
+    // Any of the state's words, in German: the state moves on by itself (the reader's service here answers 404).
+    const { text } = await readerState(german);
+    expect(Object.values(de), `"${text}" is a word of de.ts`).to.include(text);
     // Two elements in German, one request.
     expect(languageFiles(german)).to.deep.equal([`${location.origin}/__test/parts/same/bioid-de.js?ver=0.1.0`]);
     expect(german.__seen.errors, 'page errors').to.deep.equal([]);
