@@ -191,27 +191,21 @@ export async function connectTokenStore(
  * does not retry its first discovery: connect until it takes, then PING until the store answers once.
  */
 async function connectAndProbe(client: TopologyClient, pauseMs: number, failed: (error: unknown) => void, closed: () => boolean) {
-  const pause = () => new Promise((resolve) => setTimeout(resolve, pauseMs).unref());
-  for (;;) {
-    if (closed()) return new Promise<never>(() => {});
-    try {
-      await client.connect();
-      break;
-    } catch (error) {
-      failed(error);
-      await pause();
+  /** `call` again after each failure, a pause apart, until it takes; never settles once the store is closed. */
+  const untilItTakes = async (call: () => Promise<unknown>): Promise<void> => {
+    for (;;) {
+      if (closed()) return new Promise<never>(() => {});
+      try {
+        await call();
+        return;
+      } catch (error) {
+        failed(error);
+        await new Promise((resolve) => setTimeout(resolve, pauseMs).unref());
+      }
     }
-  }
-  for (;;) {
-    if (closed()) return new Promise<never>(() => {});
-    try {
-      await client.ping();
-      return;
-    } catch (error) {
-      failed(error);
-      await pause();
-    }
-  }
+  };
+  await untilItTakes(() => client.connect());
+  await untilItTakes(() => client.ping());
 }
 
 const hostAndPort = (url: string) => {
