@@ -80,19 +80,18 @@ describe("the WordPress plugin in Debian's WordPress (Chromium)", function () {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
+  /** The plugin's client secret and addresses as wp-config.php constants, against the simulator. */
+  const configConstants = () => ({
+    BIOID_CLIENT_SECRET: CLIENT.clientSecret,
+    BIOID_CLIENT_ID: CLIENT.clientId,
+    BIOID_ISSUER_URL: sim.idp.baseUrl,
+    BIOID_REALM: sim.idp.realm,
+    BIOID_MIDDLEWARE_URL: sim.middleware.url,
+    BIOID_INTEGRATOR_ID: CLIENT.clientId,
+  });
+
   /** The network of the multisite test, its client secret and addresses in wp-config.php (started once). */
-  const startNetwork = () =>
-    site.network({
-      users: NETWORK_USERS,
-      constants: {
-        BIOID_CLIENT_SECRET: CLIENT.clientSecret,
-        BIOID_CLIENT_ID: CLIENT.clientId,
-        BIOID_ISSUER_URL: sim.idp.baseUrl,
-        BIOID_REALM: sim.idp.realm,
-        BIOID_MIDDLEWARE_URL: sim.middleware.url,
-        BIOID_INTEGRATOR_ID: CLIENT.clientId,
-      },
-    });
+  const startNetwork = () => site.network({ users: NETWORK_USERS, constants: configConstants() });
 
   /** A new browser context signed in as `login` (or signed out), its page on `path`. */
   async function as(
@@ -689,14 +688,7 @@ describe("the WordPress plugin in Debian's WordPress (Chromium)", function () {
     const config = join(site.dir, 'site/wp-config.php');
     const original = readFileSync(config, 'utf8');
     const savedSettings = await site.php("echo wp_json_encode(get_option('bioid_settings'));");
-    const constants = {
-      BIOID_CLIENT_SECRET: CLIENT.clientSecret,
-      BIOID_CLIENT_ID: CLIENT.clientId,
-      BIOID_ISSUER_URL: sim.idp.baseUrl,
-      BIOID_REALM: sim.idp.realm,
-      BIOID_MIDDLEWARE_URL: sim.middleware.url,
-      BIOID_INTEGRATOR_ID: CLIENT.clientId,
-    };
+    const constants = configConstants();
     const defines = Object.entries(constants)
       .map(([name, value]) => `define( '${name}', ${JSON.stringify(value)} );`)
       .join('\n');
