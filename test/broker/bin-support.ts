@@ -1,20 +1,51 @@
 /**
- * Helpers of the `bioid-broker` tests: the command of the bioid-broker package (broker/src/cli.ts, run from
- * its source through tsx, with bioid-sdk resolved to src/ as tsconfig.json maps it), a sidecar started
- * from it on 127.0.0.1 port 0, and `check` runs. The built package is tested from its tarball
- * (test/package/broker.node.test.ts).
+ * Helpers of the `bioid-broker` tests: the command of the bioid-broker package (broker/src/cli.ts, built
+ * from its source once per test process, with bioid-sdk's sources inlined as tsconfig.json maps them), a
+ * sidecar started from it on 127.0.0.1 port 0, and `check` runs. The built package is tested from its
+ * tarball (test/package/broker.node.test.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
+import { buildSync } from 'esbuild';
 import { startServer, type LocalServer } from './support.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const CLI = fileURLToPath(new URL('../../broker/src/cli.ts', import.meta.url));
-/** `node` and the arguments that run the command: `[...BIN_ARGS, 'serve']`. */
-export const BIN_ARGS = ['--import', 'tsx', CLI];
-/** The environment every run gets besides its own: PATH, and the repository's tsconfig for tsx. */
-const BASE_ENV = { PATH: process.env.PATH ?? '', TSX_TSCONFIG_PATH: `${ROOT}tsconfig.json`, NODE_NO_WARNINGS: '1' };
+
+let built: string | undefined;
+/**
+ * `node` and the arguments that run the command: `[...binArgs(), 'serve']`. The command is bundled once per
+ * test process, as broker/build.mjs bundles it but with bioid-sdk's sources in it, into a file inside
+ * node_modules/ so its own dependencies (redis, the OpenTelemetry API) resolve as from the source. Run
+ * through tsx instead, every start compiled the same files again: about half a second of CPU a start,
+ * on a machine the suite keeps busy.
+ */
+function binArgs(): string[] {
+  if (!built) {
+    const dir = join(ROOT, 'node_modules', '.cache', 'bioid-broker-cli');
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, `cli-${process.pid}.mjs`);
+    buildSync({
+      entryPoints: [CLI],
+      outfile: file,
+      bundle: true,
+      packages: 'external',
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      tsconfig: join(ROOT, 'tsconfig.json'),
+      logLevel: 'warning',
+    });
+    process.once('exit', () => rmSync(file, { force: true }));
+    built = file;
+  }
+  return [built];
+}
+/** The environment every run gets besides its own: PATH, and no warnings on stderr. */
+const BASE_ENV = { PATH: process.env.PATH ?? '', NODE_NO_WARNINGS: '1' };
 
 export interface RunResult {
   status: number | null;
@@ -29,7 +60,7 @@ export interface RunResult {
  */
 export function runBin(args: string[], env: Record<string, string> = {}, timeoutMs = 40_000, input?: string): Promise<RunResult> {
   const started = Date.now();
-  const child = spawn(process.execPath, [...BIN_ARGS, ...args], {
+  const child = spawn(process.execPath, [...binArgs(), ...args], {
     cwd: ROOT,
     env: { ...BASE_ENV, ...env },
     stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
@@ -61,7 +92,7 @@ export interface Sidecar {
 
 /** `bioid-broker serve` with `env` (BIOID_PORT=0 added); resolves once it prints its "listening" line. */
 export function startSidecar(env: Record<string, string>): Promise<Sidecar> {
-  const child = spawn(process.execPath, [...BIN_ARGS, 'serve'], {
+  const child = spawn(process.execPath, [...binArgs(), 'serve'], {
     cwd: ROOT,
     env: { ...BASE_ENV, BIOID_PORT: '0', BIOID_SHUTDOWN_DELAY_MS: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,10 +1,11 @@
 /**
- * Property-based tests (fast-check) of the elements in Chromium: random attribute values
+ * Property-based tests (fast-check) of the elements in the three engines: random attribute values
  * (markup, URLs, numbers, empty, huge) on every element, and random answers of the broker, the local
  * service and the middleware. Whatever comes in: never an uncaught exception or unhandled rejection,
  * always either a result or a `bio-error` with a known code, never the token in the DOM, attributes or
  * event details, and markup never becomes an element. Together with test/core/fuzz.node.test.ts (about
- * 10,500 cases) CI runs well over 10,000 generated cases; this file runs 2,400 and stays under ~30 s.
+ * 10,500 cases) CI runs well over 10,000 generated cases; this file runs 2,400 in Chromium and a quarter of
+ * them in Firefox and WebKit (runs()).
  */
 import { expect, oneEvent } from '@open-wc/testing';
 import fc from 'fast-check';
@@ -14,6 +15,18 @@ import { BioIDError } from '../../src/core/errors.js';
 import type { BioErrorCode, BioErrorDetail } from '../../src/elements/events.js';
 import { json, text, type Handler } from '../support/fake-network.js';
 import { LOCAL, MIDDLEWARE, TOKEN_PATH, everythingVisible, installNetwork, restoreNetwork } from './network.js';
+
+/**
+ * The number of cases a property runs in this engine: all of them in Chromium, a quarter in Firefox and
+ * WebKit. What the cases reach is this repository's own code, the same in every engine; the other two
+ * engines check that their attribute, URL and JSON handling give it the same inputs, which a quarter of
+ * the cases covers (fast-check draws new ones on every run). All of them took WebKit 120 s on the 2-core
+ * machine, a third of its share of the browser suite.
+ */
+function runs(all: number): number {
+  const chromium = /\bChrome\//.test(navigator.userAgent);
+  return chromium ? all : Math.ceil(all / 4);
+}
 
 const KNOWN: BioErrorCode[] = [
   'config',
@@ -192,8 +205,8 @@ function assertSafe(el: HTMLElement, outcome: Outcome, events: unknown[]): void 
   expect(uncaught, 'uncaught').to.deep.equal([]);
 }
 
-describe('fuzzing element attributes (fast-check, Chromium)', function () {
-  // A fixed amount of work (200 cases a test): over 10 s in WebKit beside the other two engines on a busy
+describe('fuzzing element attributes (fast-check)', function () {
+  // A fixed amount of work (200 cases a test in Chromium): over 10 s in WebKit, with all of them, beside the other two engines on a busy
   // 2-core machine. A bound for a hang, not a pace.
   this.timeout(60_000);
   afterEach(restoreNetwork);
@@ -207,10 +220,11 @@ describe('fuzzing element attributes (fast-check, Chromium)', function () {
           seen[outcome.type]++;
           assertSafe(el, outcome, events);
         }),
-        { numRuns: 200, includeErrorInReport: true },
+        { numRuns: runs(200), includeErrorInReport: true },
       );
-      // Not vacuous: the generated cases reach both outcomes (reader-status has no operation).
-      if (tag !== 'bio-reader-status') expect(Math.min(seen['bio-result'], seen['bio-error']), JSON.stringify(seen)).to.be.greaterThan(10);
+      // Not vacuous: more than one case in twenty reaches each outcome (reader-status has no operation).
+      if (tag !== 'bio-reader-status')
+        expect(Math.min(seen['bio-result'], seen['bio-error']), JSON.stringify(seen)).to.be.greaterThan(runs(200) / 20);
     });
   }
 });
@@ -269,7 +283,7 @@ const reply = fc.oneof(
 /** Which endpoints answer with a fuzzed reply in a case (the others work). */
 const ENDPOINTS = ['broker', 'status', 'operation'] as const;
 
-describe('fuzzing response bodies through the elements (fast-check, Chromium)', function () {
+describe('fuzzing response bodies through the elements (fast-check)', function () {
   // As above: 200 cases a test, a bound for a hang, not a pace.
   this.timeout(60_000);
   afterEach(restoreNetwork);
@@ -301,7 +315,7 @@ describe('fuzzing response bodies through the elements (fast-check, Chromium)', 
           assertSafe(el, outcome, events);
           restoreNetwork();
         }),
-        { numRuns: 200, includeErrorInReport: true },
+        { numRuns: runs(200), includeErrorInReport: true },
       );
     });
   }
@@ -403,7 +417,7 @@ describe('fuzzing page defaults (window.BioIDElementsConfig, configureElements)'
           delete host.BioIDElementsConfig;
         }
       }),
-      { numRuns: 300, includeErrorInReport: true },
+      { numRuns: runs(300), includeErrorInReport: true },
     );
   });
 });
@@ -492,7 +506,7 @@ describe('hostile JSON found by fuzzing (regressions)', () => {
   }
 });
 
-describe('fuzzing <bio-diagnostics> (fast-check, Chromium)', function () {
+describe('fuzzing <bio-diagnostics> (fast-check)', function () {
   // 100 cases: a bound for a hang, not a pace.
   this.timeout(60_000);
   // The element's code, loaded once before: its load is bounded by timeout-ms, which WORKING keeps short for the
@@ -536,7 +550,7 @@ describe('fuzzing <bio-diagnostics> (fast-check, Chromium)', function () {
           restoreNetwork();
         }
       }),
-      { numRuns: 100, includeErrorInReport: true },
+      { numRuns: runs(100), includeErrorInReport: true },
     );
   });
 });
