@@ -15,7 +15,7 @@ import { BioIDError, messageOf, scrubServerText } from '../core/errors.js';
 import { joinPath, send, type FetchLike } from '../core/http.js';
 import { asBioIDError } from './events.js';
 import { asText, type StringKey } from './localize.js';
-import { failureKey } from './operation-element.js';
+import { failureKey } from './failure-key.js';
 import { resolveUrl, timeoutOf, tokenSourceFor, type Settings } from './settings.js';
 
 /** The rows, in the order shown and reported; each id is the row's name in the report. */

@@ -8,7 +8,7 @@ import { cookieWithheld, framedByOtherOrigin } from './frame.js';
 import { asBioIDError, errorDetail, type BioErrorDetail, type BioEventMapOf, type BioOperation } from './events.js';
 import { GLYPH_MARKS, glyphStyles } from './glyph.js';
 import type { Params, StringKey } from './localize.js';
-import { en } from './translations/en.js';
+import { failureKey } from './failure-key.js';
 import { hadSession, loginLinkFor, readerFor, statusOptionsFor, tokenSourceFor, type Settings } from './settings.js';
 import { baseStyles } from './styles.js';
 
@@ -413,14 +413,3 @@ const ADVICE: Partial<Record<string, StringKey>> = {
   'local-service-unreachable': 'adviceStart',
   'local-network-blocked': 'adviceBlocked',
 };
-
-/**
- * The words of a `bio-error` code on a card: the key of its sentence, whose headline is `{key}.title`; its
- * own where the translation has them, else the general ones. A 404 of a verify is a person with no
- * fingerprint enrolled yet (the middleware's unknown subject).
- */
-export function failureKey(code: string, operation?: string): StringKey {
-  if (code === 'not-found' && operation === 'verify') return 'not-enrolled';
-  // The translation's keys are the list: a code gets its own words by adding its strings, nowhere else.
-  return (Object.hasOwn(en, `${code}.title`) ? code : 'failed') as StringKey;
-}
