@@ -4,6 +4,7 @@ import { BioIDError } from '../core/errors.js';
 import { connectLocalService, watchReaderStatus, type ReaderState, type ReaderStatus } from '../core/status-watch.js';
 import { BioElement } from './bio-element.js';
 import { asBioIDError, errorDetail, type BioErrorDetail } from './events.js';
+import { failureKey } from './failure-key.js';
 import type { StringKey } from './localize.js';
 import { onPageConfigChange, statusOptionsFor, WATCHED_SETTINGS } from './settings.js';
 
@@ -16,6 +17,8 @@ import { onPageConfigChange, statusOptionsFor, WATCHED_SETTINGS } from './settin
  * asks the user before a page reaches this computer (Chromium's Local Network Access), it asks nothing
  * on load: it shows a connect button, and polls once the user clicks it (or starts an operation); when
  * the browser blocks it, it says how to allow it and fires `bio-error` with code `local-network-blocked`.
+ * A configuration it cannot watch with reads as the operation cards' failures do: a headline and one sentence
+ * for the person at the reader; the technical message goes to `bio-error`'s detail and one console line.
  *
  * @tag bio-reader-status
  * @fires {BioStatusDetail} bio-status - On each state change. detail `{ state, workstationId?, deviceId?, pinned }`.
@@ -70,8 +73,10 @@ export class BioReaderStatus extends BioElement {
     try {
       this.#unwatch = watchReaderStatus(statusOptionsFor(this.localName, this.settings()), (status) => this.#report(status));
     } catch (error) {
-      this.failure = errorDetail('status', asBioIDError(error));
-      this.emit('bio-error', this.failure);
+      const failure = (this.failure = errorDetail('status', asBioIDError(error)));
+      // The technical detail for developers, as on the cards: one console line and bio-error's detail.
+      console.warn(`bioid-sdk: <${this.localName}> ${failure.code}: ${failure.message}`);
+      this.emit('bio-error', failure);
     }
   }
 
@@ -94,11 +99,13 @@ export class BioReaderStatus extends BioElement {
     const { status, failure } = this;
     const term = (key: StringKey) => this.localize.term(key);
     const state = failure ? 'config' : (status?.state ?? 'checking');
+    // A failure reads as the cards' do: its headline in the state line, its sentence below; never its message.
+    const failed = failure && failureKey(failure.code);
     return html`
       <div part="base" class="base">
         <div class="row">
           <span part="indicator" class="dot ${state}"></span>
-          <p part="state" class="status" role="status">${term(failure ? 'config' : ((own(STATE_TEXT, state) ?? state) as StringKey))}</p>
+          <p part="state" class="status" role="status">${term((failed ? `${failed}.title` : (own(STATE_TEXT, state) ?? state)) as StringKey)}</p>
         </div>
         ${
           status?.workstationId
@@ -125,7 +132,7 @@ export class BioReaderStatus extends BioElement {
             `
             : nothing
         }
-        ${failure ? html`<p part="error" class="detail">${failure.message}</p>` : nothing}
+        ${failed ? html`<p part="error" class="detail">${term(failed)}</p>` : nothing}
       </div>
     `;
   }

@@ -9,13 +9,14 @@
  *  - refused: an answer that says no (401, 403, 5xx, a wrong payload), or a setting that is wrong.
  * A failed row keeps the core's code and message: diagnostics add no error codes.
  */
-import { DEFAULT_READER_SERVICE_URL, httpUrlOr, requireHttpUrl } from '../core/config.js';
+import { DEFAULT_READER_SERVICE_URL, httpUrlOr } from '../core/config.js';
 import { fetchStatus, pickTarget, testCapture, unlessBlocked, type LocalStatus, type TestCaptureResult } from '../core/discovery.js';
 import { BioIDError, messageOf, scrubServerText } from '../core/errors.js';
 import { joinPath, send, type FetchLike } from '../core/http.js';
 import { asBioIDError } from './events.js';
 import { asText, type StringKey } from './localize.js';
-import { failureKey } from './operation-element.js';
+import { failureKey } from './failure-key.js';
+import { askMiddleware, middlewareBase } from './middleware-probe.js';
 import { resolveUrl, timeoutOf, tokenSourceFor, type Settings } from './settings.js';
 
 /** The rows, in the order shown and reported; each id is the row's name in the report. */
@@ -106,9 +107,8 @@ export async function runChecks(
     // Without a token: any HTTP answer (a 401 included) means the middleware is there, which the row says in words.
     check(
       'middleware',
-      () => joinPath(requireHttpUrl(resolveUrl(s.middlewareUrl), 'middleware-url'), ''),
-      async (url) =>
-        `reachable (HTTP ${(await send({ url, credentials: 'omit', redirectIsReply: true }, { timeoutMs, peer: 'the middleware' })).status} without a token)`,
+      () => middlewareBase(s),
+      async (url) => `reachable (HTTP ${await askMiddleware(url, s)} without a token)`,
     ),
   ]);
 }

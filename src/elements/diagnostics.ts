@@ -102,7 +102,7 @@ export class DiagnosticsPanel {
             ([id, { status, found, cause, message }]) => html`<dt>${id}</dt>
               <dd part="row" data-row=${id}>
                 ${status ? html`<span part="word" data-status=${status} class=${status === 'ok' ? 'done' : status === 'checking' ? '' : 'failed'}>${status}</span>` : nothing}
-                <span part="finding">${found} ${cause ? localize.term(cause) : ''}</span>
+                <span part="finding" title=${id === 'browser' ? found! : nothing}>${found} ${cause ? localize.term(cause) : ''}</span>
                 ${message ? html`<p part="error" class="detail">${message}</p>` : nothing}
               </dd>`,
           )}

@@ -8,7 +8,8 @@ import { cookieWithheld, framedByOtherOrigin } from './frame.js';
 import { asBioIDError, errorDetail, type BioErrorDetail, type BioEventMapOf, type BioOperation } from './events.js';
 import { GLYPH_MARKS, glyphStyles } from './glyph.js';
 import type { Params, StringKey } from './localize.js';
-import { en } from './translations/en.js';
+import { failureKey } from './failure-key.js';
+import { askMiddleware, middlewareBase } from './middleware-probe.js';
 import { hadSession, loginLinkFor, readerFor, statusOptionsFor, tokenSourceFor, type Settings } from './settings.js';
 import { baseStyles } from './styles.js';
 
@@ -41,7 +42,7 @@ const PHASES: ReaderPhase[] = ['token', 'locating', 'dispatched'];
 /** How long after the last sign of intent the page-wide status watch keeps locating the reader. */
 const LOCATING_MS = 60_000;
 const NO_TARGET = { workstationId: '', deviceId: '' };
-/** How often a workstation-offline failure asks the middleware whether the workstation is live again. */
+/** How often a workstation-offline failure asks the middleware whether the workstation is live again, and a network failure whether it answers again. */
 const LIVE_MS = 5_000;
 
 /** Failures that report the state of the reader or its workstation: they hold only until the status watch reports it ready again. */
@@ -86,7 +87,8 @@ type TypedListeners<R, Element, Options> = {
  * with the next step, in the page's language; its technical detail (URLs, statuses, the server's words)
  * goes to `bio-error`'s detail and one console line, never onto the card. A failure about the reader or its
  * workstation (offline, service unreachable, no device) is cleared when the page-wide status watch
- * reports the reader back to ready: the element watches only while it shows such a failure.
+ * reports the reader back to ready, a connection failure when the browser is online again or the
+ * middleware answers again: the element watches only while it shows such a failure.
  *
  * @fires {BioStartDetail} bio-start - Before the operation; cancelable. detail `{ operation }`.
  * @fires {BioProgressDetail} bio-progress - At each phase. detail `{ operation, phase }`.
@@ -280,7 +282,9 @@ export abstract class BioOperationElement<R> extends BioElement {
    * Watches the reader status (docs/core.md: the page-wide watcher, which polls only while someone
    * listens) exactly while a failure about the reader is shown, and clears that failure once the reader
    * is back to ready: a 'ready' that follows a not-ready report. The first 'ready' alone proves nothing:
-   * a workstation the middleware calls offline may well have a reachable local service.
+   * a workstation the middleware calls offline may well have a reachable local service. A `network` or
+   * `timeout` failure (the middleware did not answer) is followed instead by the browser's `online` event
+   * and by asking the middleware, without a token, whether it answers again (middleware-probe.ts).
    */
   #followStatus(): void {
     const code = this.isConnected && this.view.kind === 'failed' ? this.failure?.code : undefined;
@@ -296,24 +300,38 @@ export abstract class BioOperationElement<R> extends BioElement {
       this.failure = undefined;
       this.view = { kind: 'idle' };
     };
+    const stops: (() => void)[] = [];
+    this.#unwatch = () => stops.forEach((stop) => stop());
     if (offline) {
-      // A network failure holds until the browser is online again (the computer's network back).
+      // A network failure holds until the browser is online again (the computer's network back)...
       addEventListener('online', clear);
-      this.#unwatch = () => removeEventListener('online', clear);
-      return;
+      stops.push(() => removeEventListener('online', clear));
     }
     try {
       const settings = this.settings();
-      const unwatch = watchReaderStatus(statusOptionsFor(this.localName, settings), ({ state }) => {
-        if (state === 'ready' && away) clear();
-        // Not ready: unreachable, no device, error (or pinned, which is never followed by ready).
-        away ||= state !== 'ready' && state !== 'checking';
-      });
-      const stopAsking = this.failure?.code === 'workstation-offline' ? this.#askLive(settings, clear) : undefined;
-      this.#unwatch = () => {
-        unwatch();
-        stopAsking?.();
-      };
+      if (offline) {
+        // ...or until the middleware answers again, the browser online all along (the middleware back).
+        const url = middlewareBase(settings);
+        stops.push(
+          this.#askUntil(
+            (signal) =>
+              askMiddleware(url, settings, signal).then(
+                () => true,
+                () => false,
+              ),
+            clear,
+          ),
+        );
+        return;
+      }
+      stops.push(
+        watchReaderStatus(statusOptionsFor(this.localName, settings), ({ state }) => {
+          if (state === 'ready' && away) clear();
+          // Not ready: unreachable, no device, error (or pinned, which is never followed by ready).
+          away ||= state !== 'ready' && state !== 'checking';
+        }),
+      );
+      if (this.failure?.code === 'workstation-offline') stops.push(this.#askLive(settings, clear));
     } catch {
       // Settings that cannot be watched (they failed the operation too): the failure stays until the next start.
     }
@@ -340,17 +358,30 @@ export abstract class BioOperationElement<R> extends BioElement {
   #askLive(settings: Settings, clear: () => void): () => void {
     const { workstationId } = this.#target;
     const reader = readerFor(this.localName, settings);
+    const stop = workstationId ? this.#askUntil((signal) => reader.live(workstationId, { signal }), clear) : undefined;
+    return () => {
+      stop?.();
+      reader.close();
+    };
+  }
+
+  /**
+   * Asks `question` every LIVE_MS until it answers yes (then `clear`) or fails (then stops). The returned
+   * function stops the asking and aborts a question under way: an answer that comes after it clears nothing.
+   */
+  #askUntil(question: (signal: AbortSignal) => Promise<boolean>, clear: () => void): () => void {
+    const controller = new AbortController();
     let timer: ReturnType<typeof setTimeout> | undefined;
     const ask = (): void => {
-      reader.live(workstationId).then(
-        (live) => (live ? clear() : (timer = setTimeout(ask, LIVE_MS))),
+      question(controller.signal).then(
+        (yes) => controller.signal.aborted || (yes ? clear() : (timer = setTimeout(ask, LIVE_MS))),
         () => undefined,
       );
     };
-    if (workstationId) timer = setTimeout(ask, LIVE_MS);
+    timer = setTimeout(ask, LIVE_MS);
     return () => {
       clearTimeout(timer);
-      reader.close();
+      controller.abort();
     };
   }
 
@@ -413,14 +444,3 @@ const ADVICE: Partial<Record<string, StringKey>> = {
   'local-service-unreachable': 'adviceStart',
   'local-network-blocked': 'adviceBlocked',
 };
-
-/**
- * The words of a `bio-error` code on a card: the key of its sentence, whose headline is `{key}.title`; its
- * own where the translation has them, else the general ones. A 404 of a verify is a person with no
- * fingerprint enrolled yet (the middleware's unknown subject).
- */
-export function failureKey(code: string, operation?: string): StringKey {
-  if (code === 'not-found' && operation === 'verify') return 'not-enrolled';
-  // The translation's keys are the list: a code gets its own words by adding its strings, nowhere else.
-  return (Object.hasOwn(en, `${code}.title`) ? code : 'failed') as StringKey;
-}

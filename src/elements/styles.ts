@@ -119,18 +119,34 @@ export const baseStyles = css`
     margin: 0;
     padding-inline-start: 1.25em;
   }
+  /* <bio-diagnostics>: a support panel, wider than a card where the page has room. */
+  :host(bio-diagnostics) {
+    inline-size: 30em;
+  }
   dl {
     margin: 0;
     display: grid;
-    grid-template-columns: auto 1fr;
+    grid-template-columns: auto minmax(0, 1fr);
     column-gap: 0.5em;
   }
+  /* A row's status word stands apart from its finding, which wraps in a column of its own; a failure's detail below both. */
   dd {
     margin: 0;
+    display: flex;
+    flex-wrap: wrap;
+    column-gap: 0.5em;
   }
-  /* A diagnostics row's status word stands apart from its finding. */
-  [part='word'] {
-    margin-inline-end: 0.5em;
+  [part='finding'] {
+    flex: 1;
+  }
+  dd > p {
+    flex-basis: 100%;
+  }
+  /* The user agent on one line (its full text in the title and in the copied report), not six at 320px. */
+  [data-row='browser'] > * {
+    white-space: nowrap;
+    overflow: hidden;
+    text-overflow: ellipsis;
   }
   .row {
     display: flex;

@@ -57,10 +57,11 @@ describe('<bio-diagnostics>', () => {
     expect(row('local-service').text).to.contain('ws-7: dev-1 (U.are.U)');
     expect(row('test-capture')).to.include({ status: 'ok' });
     expect(row('test-capture').text).to.contain('quality 88');
-    // The status word stands apart from its finding ("ok  quality 88", never "okquality 88"), by its own margin:
+    // The status word stands apart from its finding ("ok  quality 88", never "okquality 88"), by the row's gap:
     // the built script's templates keep no whitespace between the two.
     const capture = el.shadowRoot!.querySelector('[data-row="test-capture"]')!;
-    expect(parseFloat(getComputedStyle(capture.querySelector('[part="word"]')!).marginInlineEnd)).to.be.greaterThan(4);
+    const word = capture.querySelector('[part="word"]')!.getBoundingClientRect();
+    expect(capture.querySelector('[part="finding"]')!.getBoundingClientRect().left - word.right).to.be.greaterThan(4);
     expect(capture.querySelector('[part="finding"]')!.textContent).to.contain('quality 88');
     expect(el.shadowRoot!.querySelector('img[part="image"]')!.getAttribute('src')).to.equal(IMAGE);
     expect(row('token-broker').status).to.equal('ok');

@@ -78,7 +78,7 @@ describe('bio-reader-status', () => {
     expect(shadowText(el)).to.contain('No fingerprint reader is connected.');
   });
 
-  it('half a pin is a bio-error (operation status) and a visible message, not an exception', async () => {
+  it('half a pin is a bio-error (operation status) and words for people, not an exception', async () => {
     const errors: BioErrorDetail[] = [];
     const listener = (e: Event) => errors.push((e as CustomEvent<BioErrorDetail>).detail);
     document.addEventListener('bio-error', listener);
@@ -86,7 +86,9 @@ describe('bio-reader-status', () => {
     document.removeEventListener('bio-error', listener);
     expect(errors).to.have.length(1);
     expect(errors[0]).to.include({ operation: 'status', code: 'config' });
-    expect(shadowText(el)).to.contain('workstationId is missing');
+    expect(errors[0]!.message).to.contain('workstationId is missing');
+    // The message is for developers (bio-error, the console); the person reads the headline and the next step.
+    expect(shadowText(el)).to.equal('Not set up This component is not set up correctly. Ask your administrator.');
     expect(net.calls).to.have.length(0);
     await expect(el).to.be.accessible();
   });

@@ -27,6 +27,8 @@ export interface Scene {
   motion?: 'reduce' | 'no-preference';
   /** For an animation: the moment (ms) at which it is frozen. */
   freezeAt?: number;
+  /** The page's width in CSS px (default 420): 320 is the narrowest a page must hold (WCAG 1.4.10), 1280 a desktop. */
+  width?: number;
 }
 
 const verify = (extra = '') => `<bio-verify ${ATTRS} subject-id="alice" ${extra}></bio-verify>`;
@@ -127,17 +129,27 @@ export const SCENES: Scene[] = [
     routes: route('GET', `${LOCAL}/status`, refuse),
     until: 'unreachable',
   },
-  // <bio-diagnostics> too (its browser row reads the user agent, which the test fixes).
-  {
-    name: 'diagnostics',
+  // <bio-diagnostics> too (its browser row reads the user agent, which the test fixes), on a phone and a desktop, in both themes.
+  diagnostics('diagnostics'),
+  diagnostics('diagnostics-320', { width: 320 }),
+  diagnostics('diagnostics-320-dark', { width: 320, colorScheme: 'dark' }),
+  diagnostics('diagnostics-desktop', { width: 1280 }),
+  diagnostics('diagnostics-desktop-dark', { width: 1280, colorScheme: 'dark' }),
+];
+
+/** A <bio-diagnostics> scene: every check answered, a test capture with its image, the middleware there without a token (401). */
+function diagnostics(name: string, extra: Partial<Scene> = {}): Scene {
+  return {
+    name,
     markup: `<bio-diagnostics ${ATTRS}></bio-diagnostics>`,
     routes: (net) => {
       net.on('POST', `${LOCAL}/test-capture`, () => json({ deviceId: 'dev-1', quality: 92, image: CAPTURE }));
-      net.on('GET', `${MW}/`, () => json({}, 404));
+      net.on('GET', `${MW}/`, () => json({}, 401));
     },
     until: 'diagnosed',
-  },
-];
+    ...extra,
+  };
+}
 
 /** The network every scene starts from (a scene's own routes win): a broker, a ready reader, a matching finger. */
 /** A drawn stand-in for a test capture's image (an SVG data URL: the same pixels on every machine). */

@@ -100,6 +100,9 @@ describe('screenshots of each state (Chromium only)', function () {
 
   for (const scene of SCENES) {
     it(`${scene.name} looks as in test/screenshots/${scene.name}.png`, async () => {
+      // One page for every scene: a scene of another width resizes it.
+      if (page.viewport()?.width !== (scene.width ?? 420))
+        await page.setViewport({ width: scene.width ?? 420, height: 600, deviceScaleFactor: 1 });
       await page.emulateMediaFeatures([
         { name: 'prefers-color-scheme', value: scene.colorScheme ?? 'light' },
         { name: 'prefers-reduced-motion', value: scene.motion ?? 'reduce' },

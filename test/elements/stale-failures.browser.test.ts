@@ -128,6 +128,32 @@ describe('stale failures clear when the reader is back', () => {
     expect(detail(el)).to.equal(null);
   });
 
+  it('a network failure clears when the middleware answers again, the browser online all along', async () => {
+    // The middleware is down: its address refuses every connection, verify and the tokenless probe alike.
+    let down = true;
+    const middleware: Handler = (call, i) => (down ? refuse(call, i) : json({ error: 'unauthorized' }, 401));
+    net.on('POST', VERIFY_URL, middleware).on('GET', `${MIDDLEWARE}/`, middleware);
+    const el = await fixture<BioVerify>(`<bio-verify ${ATTRS} subject-id="alice"></bio-verify>`);
+    await failWith(el);
+    expect(statusLine(el)).to.equal('No connection');
+    await clock.tickAsync(LIVE_MS);
+    await el.updateComplete;
+    expect(statusLine(el), 'still down').to.equal('No connection');
+    expect(net.callsTo(`${MIDDLEWARE}/`)).to.have.length(1);
+    // Back: any HTTP answer, a 401 to a call without a token included, means the middleware is there.
+    down = false;
+    await clock.tickAsync(LIVE_MS);
+    await el.updateComplete;
+    expect(statusLine(el)).to.equal('');
+    expect(detail(el)).to.equal(null);
+    // Cleared, nothing more is asked, and no token was spent on asking.
+    const asked = net.callsTo(`${MIDDLEWARE}/`);
+    expect(asked).to.have.length(2);
+    expect(asked.map((call) => call.headers.get('authorization'))).to.deep.equal([null, null]);
+    await clock.tickAsync(10 * LIVE_MS);
+    expect(net.callsTo(`${MIDDLEWARE}/`)).to.have.length(2);
+  });
+
   it('nothing is polled for a result or for a failure that is not about the reader', async () => {
     const el = await fixture<BioVerify>(`<bio-verify ${ATTRS} subject-id="alice"></bio-verify>`);
     await el.start();

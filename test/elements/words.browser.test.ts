@@ -1,7 +1,8 @@
 /**
  * docs/elements.md, "What the person at the reader reads": every failure an operation card can show reads
  * as a headline and one sentence with the next step, in each built-in language, and never holds a URL, an
- * HTTP status or a wire code; that detail stays in bio-error's detail and one console line.
+ * HTTP status or a wire code; that detail stays in bio-error's detail and one console line. So does
+ * `<bio-reader-status>` when its settings cannot be watched with.
  */
 import { expect, fixture } from '@open-wc/testing';
 import { waitUntil } from '../support/wait.js';
@@ -10,6 +11,9 @@ import { BioVerify } from '../../src/elements/index.js';
 import type { BioErrorCode, BioErrorDetail } from '../../src/elements/events.js';
 import { BioIDError } from '../../src/core/errors.js';
 import { en } from '../../src/elements/translations/en.js';
+import { de } from '../../src/elements/translations/de.js';
+import { fr } from '../../src/elements/translations/fr.js';
+import { es } from '../../src/elements/translations/es.js';
 import { json } from '../support/fake-network.js';
 import { ATTRS, MIDDLEWARE, installNetwork, restoreNetwork } from './network.js';
 
@@ -109,6 +113,39 @@ describe('the words on a card: a headline and a next step for people, in four la
         el.remove();
       }
       expect(seen).to.have.length(Object.keys(CODES).length);
+    });
+  }
+
+  /** Settings <bio-reader-status> cannot watch with: its message names the field, and for a value that is no URL, an example URL too. */
+  const UNWATCHABLE = ['local-service-url="http://[bad"', 'device-id="dev-1"', 'local-service-url="ftp://127.0.0.1:18065/"'];
+
+  for (const lang of LANGS) {
+    it(`${lang}: <bio-reader-status> shows a setup failure as the cards do, in words, with no URL, status or wire code`, async () => {
+      for (const attrs of UNWATCHABLE) {
+        let detail: BioErrorDetail | undefined;
+        const listener = (e: CustomEvent<BioErrorDetail>) => (detail = e.detail);
+        document.addEventListener('bio-error', listener);
+        const el = await fixture(`<bio-reader-status lang="${lang}" ${attrs}></bio-reader-status>`);
+        document.removeEventListener('bio-error', listener);
+        await waitUntil(() => (el.shadowRoot!.firstElementChild as HTMLElement).lang === lang, `${lang} did not arrive`);
+        const root = el.shadowRoot!;
+        const headline = root.querySelector('[part="state"]')!.textContent!.trim();
+        const sentence = root.querySelector('[part="error"]')?.textContent?.trim() ?? '';
+        const all = root.textContent!.replace(/\s+/g, ' ');
+        const tables = { en, de, fr, es } as Record<string, typeof en>;
+        expect(headline, `${lang} ${attrs}: headline`).to.equal(tables[lang]!['config.title']);
+        expect(sentence, `${lang} ${attrs}: sentence`).to.equal(tables[lang]!.config);
+        expect(all, `${lang} ${attrs}: the element`).to.not.match(NOT_FOR_PEOPLE);
+        // The detail is for developers: the event and one console line carry it; the element shows none of it.
+        expect(detail?.code, `${lang} ${attrs}: bio-error`).to.equal('config');
+        expect(all, `${lang} ${attrs}: the message`).to.not.contain(detail!.message.slice(0, 20));
+        expect(
+          lines.filter((line) => line.includes(detail!.message)),
+          `${lang} ${attrs}: one console line`,
+        ).to.have.length(1);
+        lines = [];
+        el.remove();
+      }
     });
   }
 
