@@ -9,6 +9,7 @@ import { LocalizeController } from './localize.js';
 import { effectiveSettings, settingProperties, type Settings } from './settings.js';
 import { schemeOf } from './scheme.js';
 import { baseStyles } from './styles.js';
+import { turn } from './turn.js';
 
 // The settings' typed properties (declaration merging: Lit creates their accessors from settingProperties).
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type, @typescript-eslint/no-unsafe-declaration-merging -- the settings typed on the class
@@ -69,10 +70,14 @@ export class BioElement extends LitElement {
     else super.attributeChangedCallback(name, old, value);
   }
 
-  /** The first render waits for the element's language to arrive, at most a short bound (localize.ts). */
+  /**
+   * The first render waits for the element's turn (turn.ts: one element's first render per task) and for its
+   * language's table, at most a short bound (localize.ts); later renders are Lit's own, in a microtask. Lit's
+   * updateComplete awaits what this returns, so it resolves after the first render.
+   */
   protected override scheduleUpdate(): void | Promise<unknown> {
-    const table = this.hasUpdated ? undefined : this.localize.arriving();
-    return table ? table.then(() => super.scheduleUpdate()) : super.scheduleUpdate();
+    if (this.hasUpdated) return super.scheduleUpdate();
+    return Promise.all([turn(), this.localize.arriving()]).then(() => super.scheduleUpdate());
   }
 
   /** Marks the card with its colour scheme, which styles.ts reads (the page's may change between two renders). */

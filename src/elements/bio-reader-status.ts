@@ -6,6 +6,7 @@ import { BioElement } from './bio-element.js';
 import { asBioIDError, errorDetail, type BioErrorDetail } from './events.js';
 import { failureKey } from './failure-key.js';
 import type { StringKey } from './localize.js';
+import { baseStyles, statusReserve } from './styles.js';
 import { onPageConfigChange, statusOptionsFor, WATCHED_SETTINGS } from './settings.js';
 
 /**
@@ -29,6 +30,7 @@ import { onPageConfigChange, statusOptionsFor, WATCHED_SETTINGS } from './settin
  * @csspart connect - The button that lets the page reach this computer's reader, while the browser would ask first.
  */
 export class BioReaderStatus extends BioElement {
+  static override styles = [baseStyles, statusReserve];
   static override properties = {
     status: { state: true, attribute: false },
     failure: { state: true, attribute: false },

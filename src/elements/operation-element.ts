@@ -11,7 +11,7 @@ import type { Params, StringKey } from './localize.js';
 import { failureKey } from './failure-key.js';
 import { askMiddleware, middlewareBase } from './middleware-probe.js';
 import { hadSession, loginLinkFor, readerFor, statusOptionsFor, tokenSourceFor, type Settings } from './settings.js';
-import { baseStyles } from './styles.js';
+import { baseStyles, operationReserve } from './styles.js';
 
 interface View {
   kind: 'idle' | 'running' | 'done' | 'failed';
@@ -103,7 +103,7 @@ type TypedListeners<R, Element, Options> = {
  */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- the interface above only types its listeners
 export abstract class BioOperationElement<R> extends BioElement {
-  static override styles = [baseStyles, glyphStyles];
+  static override styles = [baseStyles, glyphStyles, operationReserve];
   static override properties: PropertyDeclarations = {
     view: { state: true, attribute: false },
     failure: { state: true, attribute: false },

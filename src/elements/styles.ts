@@ -192,3 +192,32 @@ export const baseStyles = css`
     }
   }
 `;
+
+/*
+ * The size of an element's card, held by its host from the task that upgrades it: the first render waits
+ * for a later task (turn.ts), and a frame painted in between would otherwise show an empty host that grows
+ * when its card arrives, moving what follows (bench/blocking.mjs counts the layout shift). Each figure is
+ * its card's first render, summed from the rules above: lines of text (lh; the em before it for engines
+ * without lh), gaps, the card's padding and its two 1px borders, a button's too. A floor, not a size: a
+ * card that needs more takes it.
+ */
+
+/** An operation card: the button, two lines of status, the footer's line; two gaps between them. */
+export const operationReserve = css`
+  :host {
+    min-block-size: calc(4.8em + 2 * var(--bio-gap, 0.5em) + 2.5em + 4px);
+    min-block-size: calc(4lh + 2 * var(--bio-gap, 0.5em) + 2.5em + 4px);
+  }
+`;
+
+/** <bio-reader-status>: its dot's two lines of state; pinned, the workstation's and the device's lines below a gap. */
+export const statusReserve = css`
+  :host {
+    min-block-size: calc(2.4em + 1.5em + 2px);
+    min-block-size: calc(2lh + 1.5em + 2px);
+  }
+  :host([workstation-id][device-id]) {
+    min-block-size: calc(4.8em + var(--bio-gap, 0.5em) + 1.5em + 2px);
+    min-block-size: calc(4lh + var(--bio-gap, 0.5em) + 1.5em + 2px);
+  }
+`;

@@ -1,7 +1,7 @@
 import { expect, fixture } from '@open-wc/testing';
 import { waitUntil } from '../support/wait.js';
 import '../../src/elements/index.js';
-import type { BioDiagnostics, BioVerify } from '../../src/elements/index.js';
+import type { BioDiagnostics, BioReaderStatus, BioVerify } from '../../src/elements/index.js';
 import { de } from '../../src/elements/translations/de.js';
 import * as diagnostics from '../../src/elements/translations/diagnostics.js';
 import { en } from '../../src/elements/translations/en.js';
@@ -60,7 +60,9 @@ describe('localization', () => {
       `<div lang="it"><bio-verify ${ATTRS} subject-id="alice"></bio-verify><bio-reader-status workstation-id="ws" device-id="dev"></bio-reader-status></div>`,
     );
     const verify = root.querySelector<BioVerify>('bio-verify')!;
-    const status = root.querySelector('bio-reader-status')!;
+    const status = root.querySelector<BioReaderStatus>('bio-reader-status')!;
+    // The fixture awaits the holder only; each element's first render is in a task of its own (src/elements/turn.ts).
+    await Promise.all([verify.updateComplete, status.updateComplete]);
     expect(buttonText(verify)).to.equal(en.verify);
     expect(textLang(verify)).to.equal('en');
     expect(textLang(status)).to.equal('en');

@@ -138,6 +138,8 @@ describe('markup as people type it', () => {
         `<div>${['DARK', 'dark', 'Light', 'light'].map((theme) => markup('bio-verify', { ...WIRED, theme })).join('')}</div>`,
       );
       const [upper, dark, title, light] = [...holder.children] as BioVerify[];
+      // The fixture awaits the holder only; each element's first render is in a task of its own (src/elements/turn.ts).
+      await Promise.all([upper, dark, title, light].map((el) => el!.updateComplete));
       expect([upper!.theme, title!.theme]).to.deep.equal(['dark', 'light']);
       expect(schemeOf(upper!)).to.equal('dark');
       expect(surfaceOf(upper!)).to.equal(surfaceOf(dark!));
@@ -151,6 +153,7 @@ describe('markup as people type it', () => {
         `<div>${markup('bio-verify', { ...WIRED, theme: 'DAR\u212a' })}${markup('bio-verify', { ...WIRED })}</div>`,
       );
       const [kelvin, system] = [...holder.children] as BioVerify[];
+      await Promise.all([kelvin!.updateComplete, system!.updateComplete]);
       expect(kelvin!.theme).not.to.equal('dark');
       expect(schemeOf(kelvin!)).to.equal(schemeOf(system!));
     });

@@ -146,6 +146,8 @@ describe('themes', function () {
       `<div><bio-verify ${ATTRS} theme="light"></bio-verify><bio-verify ${ATTRS} theme="dark"></bio-verify><bio-verify ${ATTRS}></bio-verify></div>`,
     );
     const [light, dark, page] = [...holder.children] as BioVerify[];
+    // The fixture awaits the holder only; each element's first render is in a task of its own (src/elements/turn.ts).
+    await Promise.all([light, dark, page].map((el) => el!.updateComplete));
     expect(luminance(surfaceOf(light!))).to.be.greaterThan(0.9);
     expect(luminance(surfaceOf(dark!))).to.be.lessThan(0.05);
     expect(luminance(colorOf(dark!))).to.be.greaterThan(luminance(colorOf(light!)));
