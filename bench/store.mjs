@@ -7,7 +7,9 @@
 //  b) cached-path latency p50 and p99 with the store against memory only;
 //  c) a cold burst: BURST_USERS new users at once, one request each, to fresh instances: the slowest request
 //     and p99 with the store against memory only (context: what the store adds to a cold start's tail);
-//  d) Redis killed during a run: requests that failed (goal 0: the store fails open).
+//  d) Redis killed during a run: requests that failed (goal 0: the store fails open);
+//  e) the same run as a) and b) on a Cluster of three masters on loopback ports
+//     (test/broker/redis-topologies.ts): exchanges and cached-path p99 beside the single server's.
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { fmt, notMeasured, row } from './report.mjs';
@@ -46,7 +48,44 @@ async function setUp() {
       ),
     );
   const subjects = await Promise.all(Array.from({ length: USERS }, (_, i) => idp.userToken(`bench-user-${i}`)));
-  return { idp, redis, instances, subjects, close: async () => Promise.all([redis.close(), idp.close()]) };
+  return { idp, redis, broker, client, key, instances, subjects, close: async () => Promise.all([redis.close(), idp.close()]) };
+}
+
+/**
+ * A three-master Cluster on loopback ports, and `INSTANCES` brokers each with its own cluster client
+ * (as `bioid-broker serve` makes one for BIOID_TOKEN_STORE_CLUSTER_URLS); `close` stops it all.
+ */
+async function onCluster({ idp, broker, client, key }) {
+  const { RedisFolder, startCluster } = await import('../test/broker/redis-topologies.ts');
+  const { createCluster } = await import('redis');
+  const folder = new RedisFolder();
+  const clients = [];
+  try {
+    const cluster = await startCluster(folder);
+    const rootNodes = cluster.masters.map(({ port }) => ({ socket: { host: '127.0.0.1', port } }));
+    const brokers = await Promise.all(
+      Array.from({ length: INSTANCES }, async () => {
+        const connection = createCluster({ rootNodes });
+        clients.push(connection);
+        await connection.connect();
+        return broker.createTokenBroker({
+          issuerUrl: idp.baseUrl,
+          realm: idp.realm,
+          ...client,
+          authorize: () => true,
+          logger: () => {},
+          tokenExchange: { subjectToken: (request) => request.headers.get('X-User-Token'), maxCachedUsers: USERS * 2 },
+          store: broker.redisTokenStore({ client: connection, encryptionKey: key }),
+          storeTimeoutMs: 1000,
+        });
+      }),
+    );
+    return { brokers, close: () => Promise.all(clients.map((c) => c.close().catch(() => {}))).then(() => folder.close()) };
+  } catch (error) {
+    await Promise.all(clients.map((c) => c.close().catch(() => {})));
+    await folder.close();
+    throw error;
+  }
 }
 
 /** Every user's requests, in random order, each to a random instance; the statuses and each request's ms. */
@@ -146,6 +185,28 @@ export async function runStore({ log }) {
       ),
     );
 
+    log('bench: store: the same run on a Cluster of three masters …');
+    const loadCluster = os.loadavg()[0];
+    const onThree = await onCluster(world);
+    try {
+      before = idp.tokenRequests;
+      const clustered = await run(onThree.brokers, subjects);
+      const withCluster = idp.tokenRequests - before;
+      const c = cached(clustered);
+      rows.push(
+        row(
+          SECTION,
+          `Cluster of 3 masters: IdP exchanges (${USERS} users × ${REQUESTS_PER_USER} requests over ${INSTANCES} instances) and cached path p99 (ms), vs one server`,
+          `${fmt(withCluster)}, ${fmt(percentile(c, 99))} vs ${fmt(withStore)}, ${fmt(percentile(s, 99))}`,
+          `= ${USERS}`,
+          withCluster === USERS ? 'pass' : 'MISS',
+          `loopback TCP to 3 redis-server cluster nodes vs a unix socket to one; p50 ${fmt(percentile(c, 50))} vs ${fmt(percentile(s, 50))}; load average ${loadCluster.toFixed(1)} / ${os.loadavg()[0].toFixed(1)} (1 min, before / after)`,
+        ),
+      );
+    } finally {
+      await onThree.close();
+    }
+
     log(`bench: store: cold bursts of ${BURST_USERS} new users …`);
     const loadBefore = os.loadavg()[0];
     const cold = await coldBursts(world);
@@ -184,6 +245,7 @@ export async function runStore({ log }) {
     rows,
     methods: [
       `${SECTION}: ${INSTANCES} broker instances in one process, each with its own connection to a real redis-server on a unix socket, the simulator's real IdP; ${USERS} RFC 8693 users send ${REQUESTS_PER_USER} requests each to random instances, 50 at a time.`,
+      `${SECTION}, Cluster: the same ${USERS} users' run over ${INSTANCES} fresh instances, each with its own node-redis cluster client, on three redis-server masters started on loopback ports (cluster-enabled, the 16,384 slots in three equal ranges) and stopped after; the user's token and its lock are separate keys, so they land on different masters.`,
       `${SECTION}, cold burst: ${fmt(BURST_USERS)} users never seen before send one request each, all at once, each to a random one of ${INSTANCES} fresh instances (new connections, empty caches, nothing in Redis for them), with the store and then without it (each instance its own memory), ${BURSTS} times in turns; the figure is each side's median burst by its slowest request, the time from the handler call to the end of the body. The IdP runs in the same process, so its own work (a signed token per exchange) slows the event loop that the brokers share, as a loaded instance's would be; the store adds its round trips and thread-pool waits before each exchange. The note gives the 1-minute load average before and after the bursts: the machine is shared, and a higher load lengthens both sides.`,
     ],
   };

@@ -20,6 +20,7 @@ import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import { BioIDError } from 'bioid-sdk';
 import { STORE_ENV, redisTokenStore, type RedisClientLike, type TokenStore, type TokenStoreSettings } from 'bioid-sdk/broker';
+import { STORE_SOCKET, keepStoreSocketErrors } from './store-socket.js';
 import { throttled } from './throttle.js';
 import { tracedStore } from './tracing.js';
 
@@ -233,8 +234,11 @@ function tlsOptions(settings: TokenStoreSettings): Record<string, unknown> {
   const first = settings.url ?? (settings.sentinel ?? settings.cluster)?.urls[0] ?? '';
   if (!first.startsWith('rediss:')) return {};
   const { caFile, certFile, keyFile } = settings.tls ?? {};
+  // A refused client certificate must not end the process (store-socket.ts).
+  keepStoreSocketErrors();
   return {
     tls: true,
+    [STORE_SOCKET]: true,
     ...(caFile ? { ca: [...rootCertificates, pemFile(caFile, STORE_ENV.caFile)] } : {}),
     ...(certFile && keyFile ? { cert: pemFile(certFile, STORE_ENV.certFile), key: pemFile(keyFile, STORE_ENV.keyFile) } : {}),
   };

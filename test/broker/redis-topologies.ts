@@ -34,6 +34,8 @@ export interface RedisProcess {
   port: number;
   /** SIGKILL, as a crashed host would go: no goodbye to replicas, sentinels or clients. */
   kill(): Promise<void>;
+  /** The same server started again (after `kill`), on the same port with the same arguments and files. */
+  restart(): Promise<RedisProcess>;
 }
 
 /** A temporary folder whose processes `close` kills before removing it. */
@@ -70,7 +72,7 @@ export class RedisFolder {
         child.kill('SIGKILL');
       });
     };
-    return { port, kill };
+    return { port, kill, restart: () => this.start(port, args, ready) };
   }
 
   file(name: string, text: string): string {
@@ -109,6 +111,9 @@ export interface Certificates {
   /** A client certificate and key signed by `ca`, for mutual TLS. */
   clientCert: string;
   clientKey: string;
+  /** A client certificate and key signed by `otherCa`: one a mutual-TLS server refuses. */
+  strangerCert: string;
+  strangerKey: string;
 }
 
 /** PEM files made by openssl in `folder` (EC P-256: quick to make). */
@@ -119,17 +124,18 @@ export async function makeCertificates(folder: RedisFolder): Promise<Certificate
   const ca = (name: string) =>
     openssl('req', '-x509', ...ec, '-keyout', `${name}.key`, '-out', `${name}.pem`, '-days', '2', '-subj', `/CN=${name}`);
   await Promise.all([ca('test-ca'), ca('other-ca')]);
-  const leaf = async (name: string, serial: string, extensions: string) => {
+  const leaf = async (name: string, serial: string, extensions: string, signer = 'test-ca') => {
     await openssl('req', ...ec, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${name}`);
     const ext = folder.file(`${name}.ext`, extensions);
     await openssl(
-      ...['x509', '-req', '-in', `${name}.csr`, '-CA', 'test-ca.pem', '-CAkey', 'test-ca.key', '-set_serial', serial],
+      ...['x509', '-req', '-in', `${name}.csr`, '-CA', `${signer}.pem`, '-CAkey', `${signer}.key`, '-set_serial', serial],
       ...['-out', `${name}.pem`, '-days', '2', '-extfile', ext],
     );
   };
   await Promise.all([
     leaf('server', '1', 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n'),
     leaf('client', '2', 'extendedKeyUsage=clientAuth\n'),
+    leaf('stranger', '3', 'extendedKeyUsage=clientAuth\n', 'other-ca'),
   ]);
   return {
     ca: path('test-ca.pem'),
@@ -138,6 +144,8 @@ export async function makeCertificates(folder: RedisFolder): Promise<Certificate
     serverKey: path('server.key'),
     clientCert: path('client.pem'),
     clientKey: path('client.key'),
+    strangerCert: path('stranger.pem'),
+    strangerKey: path('stranger.key'),
   };
 }
 
