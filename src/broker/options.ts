@@ -3,6 +3,7 @@
  * created, so a wrong deployment fails at start-up with the option named, not on a user's first click.
  */
 import {
+  type Check,
   isLoopback,
   millisecondsOr,
   optionalFunction,
@@ -12,6 +13,7 @@ import {
   realmOf,
   requireSecureUrl,
   requireString,
+  type Options,
 } from '../core/config.js';
 import { BioIDError } from '../core/errors.js';
 import { tokenEndpoint, type IdpClient } from '../core/exchange.js';
@@ -113,32 +115,15 @@ export const DEFAULT_REFUSED_TOKEN_INTERVAL_MS = 10_000;
 /** A few times an exchange's usual round trip (a few hundred ms across the internet): a slow one costs an extra exchange, never a request. */
 export const DEFAULT_STORE_LOCK_WAIT_MS = 1_000;
 
-/** The options after validation, with defaults applied. */
-export interface ResolvedBrokerOptions {
-  client: IdpClient;
-  endpoint: string;
-  authorize: TokenBrokerOptions['authorize'];
-  tokenExchange: Required<TokenExchangeOptions> | undefined;
-  allowedOrigins: ReadonlySet<string>;
-  requireCsrfHeader: boolean;
-  fetchImpl: FetchLike | undefined;
-  timeoutMs: number;
-  logger: (message: string) => void;
-  middlewareUrl: string | undefined;
-  onRefusal: ((refusal: BrokerRefusal) => void) | undefined;
-  store: TokenStore | undefined;
-  storeTimeoutMs: number;
-  onEvent: BrokerEventListener | undefined;
-  refusedTokenMinAgeMs: number;
-  refusedTokenIntervalMs: number;
-  storeLockWaitMs: number;
-}
-
 const WHERE = 'createTokenBroker';
 
 const configError = (message: string) => new BioIDError('config', `${WHERE}: ${message}`);
 
-/** Every option, its check and its default: the one list of the broker's option names. */
+/**
+ * Every option, its check and its default: the one list of the broker's option names, held by the compiler
+ * to TokenBrokerOptions (a key missing here, or here only, does not compile). ResolvedBrokerOptions is what
+ * these checks return, so an option is written twice: in the interface, for its docs, and here.
+ */
 const OPTIONS = {
   issuerUrl: requireSecureUrl,
   realm: optionalString,
@@ -147,7 +132,7 @@ const OPTIONS = {
     requireString(value, field, 'the client secret of your machine identity, from server-side configuration.'),
   audience: optionalString,
   scope: optionalString,
-  authorize: (value: unknown) => {
+  authorize: (value: unknown): TokenBrokerOptions['authorize'] => {
     if (typeof value !== 'function') {
       throw configError(
         'authorize is required: a function (request, context) that returns something truthy only for a signed-in user of your application (spec 4.1: unauthenticated callers must not receive a token).',
@@ -181,8 +166,14 @@ const OPTIONS = {
   refusedTokenMinAgeMs: millisecondsOr(DEFAULT_REFUSED_TOKEN_MIN_AGE_MS),
   refusedTokenIntervalMs: millisecondsOr(DEFAULT_REFUSED_TOKEN_INTERVAL_MS),
   storeLockWaitMs: millisecondsOr(DEFAULT_STORE_LOCK_WAIT_MS),
-};
+} satisfies { [K in keyof TokenBrokerOptions]-?: Check<unknown> };
 const EXCHANGE_OPTIONS = { subjectToken: passThrough, maxCachedUsers: passThrough, maxReuseMs: millisecondsOr(DEFAULT_MAX_REUSE_MS) };
+
+/** The options the identity provider's client is made of, resolved into `client` and `endpoint`. */
+type ClientOption = 'issuerUrl' | 'realm' | 'clientId' | 'clientSecret' | 'audience' | 'scope';
+
+/** The options after validation, with defaults applied: each as its check in OPTIONS returns it. */
+export type ResolvedBrokerOptions = Omit<Options<typeof OPTIONS>, ClientOption> & { client: IdpClient; endpoint: string };
 
 export function resolveBrokerOptions(options: TokenBrokerOptions): ResolvedBrokerOptions {
   const o = readOptions(options, OPTIONS, `${WHERE}(options)`, `${WHERE}: `);
@@ -191,7 +182,7 @@ export function resolveBrokerOptions(options: TokenBrokerOptions): ResolvedBroke
       'realm is required (the realm in {issuerUrl}/realms/<realm>/protocol/openid-connect/token), unless issuerUrl ends in /realms/<realm>.',
     );
   }
-  const { issuerUrl, realm, clientId, clientSecret, audience, scope } = o;
+  const { issuerUrl, realm, clientId, clientSecret, audience, scope, ...rest } = o;
   // Plain http outside loopback sends the session cookie and the token in the clear: allowed (intranets),
   // but said once at start-up.
   for (const origin of o.allowedOrigins) {
@@ -201,25 +192,7 @@ export function resolveBrokerOptions(options: TokenBrokerOptions): ResolvedBroke
       );
     }
   }
-  return {
-    client: { issuerUrl, realm, clientId, clientSecret, audience, scope },
-    endpoint: tokenEndpoint(issuerUrl, realm),
-    authorize: o.authorize,
-    tokenExchange: o.tokenExchange,
-    allowedOrigins: o.allowedOrigins,
-    requireCsrfHeader: o.requireCsrfHeader,
-    fetchImpl: o.fetchImpl,
-    timeoutMs: o.timeoutMs,
-    logger: o.logger,
-    middlewareUrl: o.middlewareUrl,
-    onRefusal: o.onRefusal,
-    store: o.store,
-    storeTimeoutMs: o.storeTimeoutMs,
-    onEvent: o.onEvent,
-    refusedTokenMinAgeMs: o.refusedTokenMinAgeMs,
-    refusedTokenIntervalMs: o.refusedTokenIntervalMs,
-    storeLockWaitMs: o.storeLockWaitMs,
-  };
+  return { ...rest, client: { issuerUrl, realm, clientId, clientSecret, audience, scope }, endpoint: tokenEndpoint(issuerUrl, realm) };
 }
 
 function readTokenExchange(value: unknown): Required<TokenExchangeOptions> | undefined {
