@@ -17,7 +17,8 @@ import { preflightAnswer, type BrokerAnswer } from './cors.js';
 import type { BrokerContext } from './context.js';
 import { outcomeOf, safeEmitter, type BrokerEvent } from './events.js';
 import { createIssuer, type TokenIssuer } from './issuers.js';
-import { resolveBrokerOptions, type ResolvedBrokerOptions, type TokenBrokerOptions } from './options.js';
+import type { TokenBrokerOptions } from './options.js';
+import { resolveBrokerOptions, type ResolvedBrokerOptions } from './resolve-options.js';
 import { defaultRefusalLog, refusalOrigin, type BrokerRefusal, type RefusalReason } from './refusal.js';
 import type { SharedTokens } from './shared-tokens.js';
 

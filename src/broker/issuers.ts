@@ -10,7 +10,7 @@ import { clientCredentialsForm, exchangeToken, tokenExchangeForm } from '../core
 import { TimedTokenCache, type DatedToken, type IssuedToken } from '../core/token-cache.js';
 import { tokenCacheKey } from './cache-key.js';
 import type { BrokerEvent, ExchangeEvent } from './events.js';
-import type { ResolvedBrokerOptions } from './options.js';
+import type { ResolvedBrokerOptions } from './resolve-options.js';
 import { RefusedTokens } from './refused-token.js';
 import { SharedTokens } from './shared-tokens.js';
 import { UserTokens } from './user-tokens.js';
