@@ -6,27 +6,13 @@
  */
 import { parseArgs } from 'node:util';
 import { BioIDError } from 'bioid-sdk';
-import {
-  BROKER_ENV,
-  DEFAULT_REFUSED_TOKEN_INTERVAL_MS,
-  DEFAULT_REFUSED_TOKEN_MIN_AGE_MS,
-  DEFAULT_STORE_LOCK_WAIT_MS,
-  DEFAULT_STORE_TIMEOUT_MS,
-} from 'bioid-sdk/broker';
 // Where `check` also reads the session cookies: an argument shows in every user's process list, the
 // environment and stdin do not (docs/broker-contract.md).
 import { CHECK_ENV } from './check-env.js';
 import { checkBroker, formatResults } from './contract-check.js';
-import {
-  DEFAULT_HOST,
-  DEFAULT_METRICS_HOST,
-  DEFAULT_PORT,
-  DEFAULT_SHUTDOWN_DELAY_MS,
-  HEALTH_PATH,
-  READY_PATH,
-  SERVE_ENV,
-  serve,
-} from './serve.js';
+// Generated from the variable tables by `npm run docs`, like the docs' tables.
+import { CHECK_VARIABLES_HELP, SERVE_VARIABLES_HELP } from './help-variables.js';
+import { HEALTH_PATH, READY_PATH, SERVE_ENV, serve } from './serve.js';
 
 /** More than any Cookie header a server accepts (node:http stops at 16 KB of headers). */
 const MAX_STDIN_BYTES = 64 * 1024;
@@ -35,44 +21,13 @@ const USAGE = `bioid-broker: the token broker of bioid-sdk as a process, for bac
 
 Usage:
   bioid-broker serve
-      Runs the reference token broker (GET any path but ${HEALTH_PATH} and ${READY_PATH}), configured by environment:
-        ${SERVE_ENV.sessionCheckUrl}  required: your backend's session check; each token request's
-                                 Cookie header is forwarded to it with GET; signed in = 204,
-                                 or 200 {"signed_in": true}; anything else (an HTML page, a
-                                 200 {} too) is not; a check that signs in a made-up cookie
-                                 keeps ${READY_PATH} 503 and no token is served
-        ${BROKER_ENV.clientId}, ${BROKER_ENV.clientSecret}, ${BROKER_ENV.issuerUrl}, ${BROKER_ENV.realm}   required
-        ${BROKER_ENV.allowedOrigins}   comma-separated exact origins of your frontend (CORS)
-        ${BROKER_ENV.middlewareUrl}    answered as middleware_url (recommended)
-        ${BROKER_ENV.audience}, ${BROKER_ENV.scope}, ${BROKER_ENV.timeoutMs}, ${BROKER_ENV.requireCsrfHeader}
-        ${SERVE_ENV.tokenExchange}     true: RFC 8693 variant; the session check answers
-                                 { "subject_token": "<the user's access token>" }
-        ${BROKER_ENV.tokenStoreUrl}, ${BROKER_ENV.tokenStoreKey}
-                                 several instances: a shared Redis/Valkey (redis://, rediss://,
-                                 unix://) and its key (openssl rand -base64 32)
-        ${BROKER_ENV.tokenStoreSentinelUrls}, ${BROKER_ENV.tokenStoreSentinelMaster}
-                                 instead of the URL: the sentinels (redis://host:26379,...) and
-                                 the master's name; a failover is followed by itself
-        ${BROKER_ENV.tokenStoreClusterUrls}
-                                 instead of the URL: a Redis Cluster's seed nodes (redis://host:6379,...)
-        ${BROKER_ENV.tokenStoreCaFile}    rediss://: PEM file of the store's CA (beside the system's)
-        ${BROKER_ENV.tokenStoreCertFile}, ${BROKER_ENV.tokenStoreKeyFile}
-                                 rediss://: PEM files of a client certificate and its key (mutual TLS)
-        ${BROKER_ENV.tokenStoreUsername}, ${BROKER_ENV.tokenStorePassword}
-                                 the store's ACL user and password, for every scheme (unix://
-                                 too) and topology, instead of user:password@ in the URL
-        ${BROKER_ENV.tokenStoreTimeoutMs}   bound on each store call, ms (default ${DEFAULT_STORE_TIMEOUT_MS})
-        ${BROKER_ENV.tokenStoreLockWaitMs}   how long to wait for another instance's exchange,
-                                 ms (default ${DEFAULT_STORE_LOCK_WAIT_MS}); a lock that never expires is not waited on
-        ${BROKER_ENV.refusedTokenMinAgeMs}, ${BROKER_ENV.refusedTokenIntervalMs}
-                                 X-Refused-Token replaces only a token at least this old (default
-                                 ${DEFAULT_REFUSED_TOKEN_MIN_AGE_MS} ms), at most once per interval (default ${DEFAULT_REFUSED_TOKEN_INTERVAL_MS} ms)
-        ${SERVE_ENV.port} (default ${DEFAULT_PORT}, 0 = any free port), ${SERVE_ENV.host} (default ${DEFAULT_HOST})
-        ${SERVE_ENV.metricsPort}   Prometheus metrics at http://<host>:<port>/metrics (off when unset)
-        ${SERVE_ENV.metricsHost}   the metrics listener's interface (default ${DEFAULT_METRICS_HOST})
-        ${SERVE_ENV.logLevel}      fatal, error, warn, info (default), debug, trace or silent
-        ${SERVE_ENV.shutdownDelayMs}   after SIGTERM, how long ${READY_PATH} answers 503 while requests are
-                                 still served, before it stops accepting (default ${DEFAULT_SHUTDOWN_DELAY_MS})
+      Runs the reference token broker (GET any path but ${HEALTH_PATH} and ${READY_PATH}), configured by environment.
+      The session check (${SERVE_ENV.sessionCheckUrl}) gets each token request's Cookie header with GET;
+      signed in = 204, or 200 {"signed_in": true}; anything else (an HTML page, a 200 {} too) is not, and
+      a check that signs in a made-up cookie keeps ${READY_PATH} 503 and no token is served. With
+      ${SERVE_ENV.tokenExchange}=true (RFC 8693) it answers { "subject_token": "<the user's access token>" }.
+      The variables (docs/operations.md has them in tables):
+${SERVE_VARIABLES_HELP}
       ${HEALTH_PATH} answers 200 { "status": "ok" } while the process serves; ${READY_PATH} answers 200 once the
       configuration is loaded (and the store has answered once), 503 before that and from SIGTERM on.
       SIGTERM: ${READY_PATH} turns 503, then it stops accepting, lets requests in flight finish (at most 10 s)
@@ -94,6 +49,8 @@ Usage:
       --cookie "<name>=<value>" still works, but a value on the command line is visible to other users
       of this machine (ps, /proc) and stays in your shell history: use it only on a machine of your own.
       Ends within 30 seconds.
+      The variables:
+${CHECK_VARIABLES_HELP}
 
   bioid-broker --help    this text
 

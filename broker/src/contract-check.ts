@@ -74,56 +74,111 @@ interface Probe {
   error?: string;
 }
 
-export async function checkBroker(url: string, options: CheckOptions = {}): Promise<RuleResult[]> {
-  const target = new URL(url);
-  if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new TypeError(`check: ${url} is not an http(s) URL.`);
-  const deadline = Date.now() + (options.deadlineMs ?? 25_000);
-  const { cookie, secondCookie } = options;
-  // A page on the broker's own origin calls it same-origin: no preflight, no CORS grant to probe.
-  const sameOrigin = options.origin !== undefined && new URL(options.origin).origin === target.origin;
-  const origin = sameOrigin ? undefined : options.origin;
-  const noGrantProbed = sameOrigin
-    ? `${options.origin} is the broker's own origin: its pages call it without a preflight and need no CORS grant`
-    : 'the grant to an allowed origin is not probed: pass --origin <your frontend origin> when your pages are on another origin than the broker';
-  const forged = forgedCookie(cookie);
-  const results = new Map<number, RuleResult>();
-  for (const [n, title] of Object.entries(RULES)) results.set(Number(n), { rule: Number(n), title, status: 'pass', notes: [] });
-  const fail = (rule: number, note: string) => {
-    const r = results.get(rule)!;
+/** What the rules of one check share: the broker, the options, every probe sent, and the results so far. */
+class Check {
+  readonly probes: Probe[] = [];
+  readonly results = new Map<number, RuleResult>();
+  readonly deadline: number;
+  /** The allowed origin to send, unless it is the broker's own (then pages call it same-origin). */
+  readonly origin: string | undefined;
+  /** Why the CORS grant is not probed, when it is not. */
+  readonly noGrantProbed: string;
+  readonly cookie: string | undefined;
+  readonly forged: string;
+  /** Rule 4's probe with a forged cookie, which rule 5 reads again. */
+  forgedSession: Probe | undefined;
+  /** Token A, the first signed-in GET's (rule 8), which rules 9, 11, 12 and 13 compare with. */
+  token: string | undefined;
+
+  constructor(
+    readonly target: URL,
+    readonly options: CheckOptions,
+  ) {
+    this.deadline = Date.now() + (options.deadlineMs ?? 25_000);
+    this.cookie = options.cookie;
+    // A page on the broker's own origin calls it same-origin: no preflight, no CORS grant to probe.
+    const sameOrigin = options.origin !== undefined && new URL(options.origin).origin === target.origin;
+    this.origin = sameOrigin ? undefined : options.origin;
+    this.noGrantProbed = sameOrigin
+      ? `${options.origin} is the broker's own origin: its pages call it without a preflight and need no CORS grant`
+      : 'the grant to an allowed origin is not probed: pass --origin <your frontend origin> when your pages are on another origin than the broker';
+    this.forged = forgedCookie(this.cookie);
+    for (const [n, title] of Object.entries(RULES)) this.results.set(Number(n), { rule: Number(n), title, status: 'pass', notes: [] });
+  }
+
+  readonly fail = (rule: number, note: string): void => {
+    const r = this.results.get(rule)!;
     r.status = 'fail';
     r.notes.push(note);
   };
-  const skip = (rule: number, note: string) => {
-    const r = results.get(rule)!;
+
+  skip(rule: number, note: string): void {
+    const r = this.results.get(rule)!;
     if (r.status === 'pass') r.status = 'skip';
     r.notes.push(note);
-  };
-  const probes: Probe[] = [];
-  const probe = async (label: string, method: string, headers: Record<string, string>): Promise<Probe> => {
-    const p = await send(target, label, method, headers, deadline);
-    probes.push(p);
-    return p;
-  };
-  const withOrigin = (headers: Record<string, string>) => (origin ? { ...headers, Origin: origin } : headers);
-  const signedIn = (extra: Record<string, string> = {}) => withOrigin({ 'X-CSRF': '1', ...(cookie ? { Cookie: cookie } : {}), ...extra });
-  /** A failed probe (no answer) fails its rule with the reason, and the expectations are not read. */
-  const answered = (rule: number, p: Probe) => {
-    if (p.error) fail(rule, `${p.label}: ${p.error}`);
-    return !p.error;
-  };
-
-  // Rule 1: methods.
-  const post = await probe('POST', 'POST', signedIn());
-  if (answered(1, post)) {
-    if (post.status !== 405) fail(1, `POST answered HTTP ${post.status}, not 405`);
-    if (!/\bGET\b/i.test(String(post.headersIn.allow ?? ''))) fail(1, 'POST: the 405 has no Allow header naming GET (Allow: GET, OPTIONS)');
   }
 
-  // Rule 2: preflights.
-  const preflightHeaders = { 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'x-csrf' };
+  async probe(label: string, method: string, headers: Record<string, string>): Promise<Probe> {
+    const p = await send(this.target, label, method, headers, this.deadline);
+    this.probes.push(p);
+    return p;
+  }
+
+  withOrigin(headers: Record<string, string>): Record<string, string> {
+    return this.origin ? { ...headers, Origin: this.origin } : headers;
+  }
+
+  signedIn(extra: Record<string, string> = {}): Record<string, string> {
+    return this.withOrigin({ 'X-CSRF': '1', ...(this.cookie ? { Cookie: this.cookie } : {}), ...extra });
+  }
+
+  /** A failed probe (no answer) fails its rule with the reason, and the expectations are not read. */
+  answered(rule: number, p: Probe): boolean {
+    if (p.error) this.fail(rule, `${p.label}: ${p.error}`);
+    return !p.error;
+  }
+}
+
+/**
+ * The checks, in the order they probe the broker, each with the rules it decides. Rules 6, 7 and 11 are
+ * read last, over every answer the others got.
+ */
+const CHECKS: readonly { rules: number[]; check: (c: Check) => Promise<void> | void }[] = [
+  { rules: [1], check: methods },
+  { rules: [2], check: preflights },
+  { rules: [3], check: antiCsrf },
+  { rules: [4], check: sessionGate },
+  { rules: [5], check: cookieWithheld },
+  { rules: [8, 9, 10, 12, 13], check: signedInRules },
+  { rules: [6], check: foreignGet },
+  { rules: [10], check: exchangeFailures },
+  { rules: [6, 7, 11], check: everyAnswer },
+];
+
+export async function checkBroker(url: string, options: CheckOptions = {}): Promise<RuleResult[]> {
+  const target = new URL(url);
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new TypeError(`check: ${url} is not an http(s) URL.`);
+  const c = new Check(target, options);
+  for (const { check } of CHECKS) await check(c);
+  return [...c.results.values()];
+}
+
+/** Rule 1: methods. */
+async function methods(c: Check): Promise<void> {
+  const post = await c.probe('POST', 'POST', c.signedIn());
+  if (!c.answered(1, post)) return;
+  if (post.status !== 405) c.fail(1, `POST answered HTTP ${post.status}, not 405`);
+  if (!/\bGET\b/i.test(String(post.headersIn.allow ?? ''))) c.fail(1, 'POST: the 405 has no Allow header naming GET (Allow: GET, OPTIONS)');
+}
+
+const PREFLIGHT_HEADERS = { 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'x-csrf' };
+
+/** Rule 2: preflights, from the allowed origin and from a foreign one. */
+async function preflights(c: Check): Promise<void> {
+  const { origin, fail } = c;
   if (origin) {
-    const ok = await probe('preflight from the allowed origin', 'OPTIONS', { Origin: origin, ...preflightHeaders });
-    if (answered(2, ok)) {
+    const ok = await c.probe('preflight from the allowed origin', 'OPTIONS', { Origin: origin, ...PREFLIGHT_HEADERS });
+    if (c.answered(2, ok)) {
       if (ok.status < 200 || ok.status > 299) fail(2, `preflight from ${origin} answered HTTP ${ok.status}, not 204`);
       if (ok.headersIn['access-control-allow-origin'] !== origin)
         fail(
@@ -137,181 +192,219 @@ export async function checkBroker(url: string, options: CheckOptions = {}): Prom
         fail(2, 'preflight: Access-Control-Allow-Headers does not list X-CSRF');
     }
   } else {
-    skip(2, noGrantProbed);
+    c.skip(2, c.noGrantProbed);
   }
-  const foreignPreflight = await probe('preflight from a foreign origin', 'OPTIONS', { Origin: FOREIGN_ORIGIN, ...preflightHeaders });
-  if (answered(2, foreignPreflight)) {
-    if (foreignPreflight.headersIn['access-control-allow-origin'])
-      fail(
-        2,
-        `preflight from a foreign origin got Access-Control-Allow-Origin ${show(foreignPreflight.headersIn['access-control-allow-origin'])}`,
-      );
-    if (foreignPreflight.status !== 403) fail(2, `preflight from a foreign origin answered HTTP ${foreignPreflight.status}, not 403`);
-  }
+  const foreign = await c.probe('preflight from a foreign origin', 'OPTIONS', { Origin: FOREIGN_ORIGIN, ...PREFLIGHT_HEADERS });
+  if (!c.answered(2, foreign)) return;
+  if (foreign.headersIn['access-control-allow-origin'])
+    fail(2, `preflight from a foreign origin got Access-Control-Allow-Origin ${show(foreign.headersIn['access-control-allow-origin'])}`);
+  if (foreign.status !== 403) fail(2, `preflight from a foreign origin answered HTTP ${foreign.status}, not 403`);
+}
 
-  // Rule 3: the anti-CSRF header, checked before the session (with the session cookie when we have one).
-  const noCsrf = await probe('GET without X-CSRF', 'GET', withOrigin(cookie ? { Cookie: cookie } : {}));
-  if (answered(3, noCsrf)) expectRefusal(3, noCsrf, 403, 'csrf', fail);
+/** Rule 3: the anti-CSRF header, checked before the session (with the session cookie when we have one). */
+async function antiCsrf(c: Check): Promise<void> {
+  const noCsrf = await c.probe('GET without X-CSRF', 'GET', c.withOrigin(c.cookie ? { Cookie: c.cookie } : {}));
+  if (c.answered(3, noCsrf)) expectRefusal(3, noCsrf, 403, 'csrf', c.fail);
+}
 
-  // Rule 4: no session (no cookie; a forged cookie).
-  const anonymous = await probe('GET without a cookie', 'GET', withOrigin({ 'X-CSRF': '1' }));
-  if (answered(4, anonymous)) expectRefusal(4, anonymous, 401, 'no-session', fail);
-  const forgedSession = await probe('GET with a forged session cookie', 'GET', withOrigin({ 'X-CSRF': '1', Cookie: forged }));
-  if (answered(4, forgedSession)) expectRefusal(4, forgedSession, 401, 'no-session', fail);
+/** Rule 4: no session (no cookie; a forged cookie; a made-up one). */
+async function sessionGate(c: Check): Promise<void> {
+  const anonymous = await c.probe('GET without a cookie', 'GET', c.withOrigin({ 'X-CSRF': '1' }));
+  if (c.answered(4, anonymous)) expectRefusal(4, anonymous, 401, 'no-session', c.fail);
+  const forged = await c.probe('GET with a forged session cookie', 'GET', c.withOrigin({ 'X-CSRF': '1', Cookie: c.forged }));
+  c.forgedSession = forged;
+  if (c.answered(4, forged)) expectRefusal(4, forged, 401, 'no-session', c.fail);
   // A cookie of a name no application uses, with a fresh value: a gate that signs in whatever cookie comes,
   // or reads a signed-out answer of its session store (a "who am I" endpoint's 200 {}) as signed in, gives it a token.
-  const madeUp = await probe(
+  const madeUp = await c.probe(
     'GET with a made-up cookie',
     'GET',
-    withOrigin({ 'X-CSRF': '1', Cookie: `bioid-check-${randomHex(4)}=${randomHex(16)}` }),
+    c.withOrigin({ 'X-CSRF': '1', Cookie: `bioid-check-${randomHex(4)}=${randomHex(16)}` }),
   );
-  if (answered(4, madeUp)) expectRefusal(4, madeUp, 401, 'no-session', fail);
+  if (c.answered(4, madeUp)) expectRefusal(4, madeUp, 401, 'no-session', c.fail);
+}
 
-  // Rule 5: "no-cookie" exactly when the browser says cross-site and sends no cookie.
-  const crossSite = await probe('cross-site GET without a cookie', 'GET', withOrigin({ 'X-CSRF': '1', 'Sec-Fetch-Site': 'cross-site' }));
-  if (answered(5, crossSite)) expectRefusal(5, crossSite, 401, 'no-cookie', fail);
-  const sameSite = await probe('same-site GET without a cookie', 'GET', withOrigin({ 'X-CSRF': '1', 'Sec-Fetch-Site': 'same-site' }));
-  if (answered(5, sameSite) && reasonOf(sameSite) === 'no-cookie')
+/** Rule 5: "no-cookie" exactly when the browser says cross-site and sends no cookie. */
+async function cookieWithheld(c: Check): Promise<void> {
+  const { fail } = c;
+  const crossSite = await c.probe(
+    'cross-site GET without a cookie',
+    'GET',
+    c.withOrigin({ 'X-CSRF': '1', 'Sec-Fetch-Site': 'cross-site' }),
+  );
+  if (c.answered(5, crossSite)) expectRefusal(5, crossSite, 401, 'no-cookie', fail);
+  const sameSite = await c.probe('same-site GET without a cookie', 'GET', c.withOrigin({ 'X-CSRF': '1', 'Sec-Fetch-Site': 'same-site' }));
+  if (c.answered(5, sameSite) && reasonOf(sameSite) === 'no-cookie')
     fail(5, 'a same-site request without a cookie got reason "no-cookie" (only cross-site ones may)');
-  if (answered(5, forgedSession) && reasonOf(forgedSession) === 'no-cookie')
+  if (c.answered(5, c.forgedSession!) && reasonOf(c.forgedSession!) === 'no-cookie')
     fail(5, 'a request that carries a Cookie got reason "no-cookie"');
-  const crossSiteForged = await probe(
+  const crossSiteForged = await c.probe(
     'cross-site GET with a forged cookie',
     'GET',
-    withOrigin({ 'X-CSRF': '1', 'Sec-Fetch-Site': 'cross-site', Cookie: forged }),
+    c.withOrigin({ 'X-CSRF': '1', 'Sec-Fetch-Site': 'cross-site', Cookie: c.forged }),
   );
-  if (answered(5, crossSiteForged)) {
+  if (c.answered(5, crossSiteForged)) {
     if (reasonOf(crossSiteForged) === 'no-cookie') fail(5, 'a cross-site request that carries a Cookie got reason "no-cookie"');
     if (crossSiteForged.status !== 401)
       fail(5, `a cross-site request with a forged cookie answered HTTP ${crossSiteForged.status}, not 401`);
   }
+}
 
-  // Rules 8, 9, 10: signed in.
-  let token: string | undefined;
-  if (!cookie) {
+/** Rules 8, 9, 12 and 13 signed in; rule 10 instead with --expect-502. */
+async function signedInRules(c: Check): Promise<void> {
+  if (!c.cookie) {
     // The cookie's ways in that keep it off the command line, where other users of the machine see it.
     const signIn = `needs a signed-in session: set ${CHECK_ENV.cookie}="<name>=<value>", or pass --cookie - with it on stdin`;
-    for (const rule of [8, 9, 12, 13]) skip(rule, signIn);
-    if (options.expect502) skip(10, signIn);
-  } else if (options.expect502) {
-    const failed = await probe('signed-in GET (IdP failing)', 'GET', signedIn());
-    if (answered(10, failed)) check502(failed, fail);
-    for (const rule of [8, 9, 12, 13]) skip(rule, 'not probed with --expect-502 (no token can be issued)');
-  } else {
-    const first = await probe('signed-in GET', 'GET', signedIn({ 'Sec-Fetch-Site': 'cross-site' }));
-    /** When token A was first answered: a broker may keep a token it served moments ago (rule 13). */
-    const firstAt = Date.now();
-    if (answered(8, first)) token = checkSuccess(first, fail);
-    if (reasonOf(first) === 'no-cookie') fail(5, 'a cross-site request that carries the session cookie got reason "no-cookie"');
-    /** The second signed-in GET's token and expires_in (rule 9), which rule 13 starts from. */
-    let laterToken: string | undefined;
-    let laterIn = 0;
-    if (token !== undefined) {
-      const firstIn = (first.json as { expires_in: number }).expires_in;
-      const waitMs = Math.min(options.cacheWaitMs ?? 1100, Math.max(0, deadline - Date.now() - PROBE_TIMEOUT_MS));
-      await sleep(waitMs);
-      const later = await probe('signed-in GET after a wait', 'GET', signedIn());
-      const laterBody = later.json as { access_token?: unknown; expires_in?: unknown } | undefined;
-      if (answered(9, later)) laterToken = checkSuccess(later, (_, note) => fail(9, note));
-      if (laterToken !== undefined) laterIn = laterBody!.expires_in as number;
-      if (laterToken === token && laterIn >= firstIn) {
-        fail(
-          9,
-          `the same token was answered ${(waitMs / 1000).toFixed(1)} s later with expires_in ${laterIn} (first ${firstIn}): a cached token must answer what is left of its life`,
-        );
-      }
-    } else {
-      skip(9, 'no token to compare (rule 8 failed)');
-    }
-    if (secondCookie && token !== undefined) {
-      const other = await probe('GET as the second user', 'GET', withOrigin({ 'X-CSRF': '1', Cookie: secondCookie }));
-      if (answered(12, other)) {
-        const otherToken = checkSuccess(other, (_, note) => fail(12, `second user: ${note}`));
-        if (otherToken !== undefined && otherToken === token)
-          fail(12, 'two signed-in users got the same token: an RFC 8693 broker exchanges and caches per user');
-      }
-    } else if (!secondCookie) {
-      skip(12, "RFC 8693 brokers only: pass --second-cookie with another user's session");
-    }
-
-    // Rule 13 (optional): X-Refused-Token. Token A is the one the two GETs above got; the notes say
-    // "token A", "token B", never a token.
-    if (token === undefined || laterToken === undefined) {
-      skip(13, 'no token to refuse (rule 8 or 9 got none)');
-    } else if (laterToken !== token) {
-      skip(13, 'not applicable: two signed-in GETs got two different tokens, so the broker does not cache one to replace');
-    } else if (laterIn < REFUSAL_MIN_LEFT_S) {
-      skip(13, `not probed: the cached token has ${laterIn} s left, so a new token could be its renewal rather than a replacement`);
-    } else {
-      let preflightRefuses: string | undefined;
-      if (origin) {
-        // The preflight a browser sends before the broker client's retry after a 401.
-        const pre = await probe('preflight with X-Refused-Token', 'OPTIONS', {
-          Origin: origin,
-          'Access-Control-Request-Method': 'GET',
-          'Access-Control-Request-Headers': 'x-csrf,x-refused-token',
-        });
-        if (answered(13, pre)) {
-          if (pre.status < 200 || pre.status > 299) preflightRefuses = `answered HTTP ${pre.status}`;
-          else if (pre.headersIn['access-control-allow-origin'] !== origin)
-            preflightRefuses = `has Access-Control-Allow-Origin ${show(pre.headersIn['access-control-allow-origin'])}`;
-          else if (!listHas(pre.headersIn['access-control-allow-headers'], 'X-Refused-Token'))
-            preflightRefuses = 'does not list X-Refused-Token in Access-Control-Allow-Headers';
-        }
-      }
-      /** The token of a signed-in GET that sends `hash`, or undefined when the answer is no token (rule 13 failed). */
-      const refusing = async (label: string, hash: string) => {
-        const p = await probe(`signed-in GET with X-Refused-Token: ${label}`, 'GET', signedIn({ 'X-Refused-Token': hash }));
-        return answered(13, p) ? checkSuccess(p, (_, note) => fail(13, note)) : undefined;
-      };
-      const wrong = await refusing('a hash of no token it served', hashToken(`bioid-check: not a token (${Date.now()})`));
-      if (wrong !== undefined && wrong !== token) {
-        fail(
-          13,
-          'a hash of no token it served replaced the cached token A: anyone signed in can make the broker exchange for nothing (drop the cached token only when X-Refused-Token is the hash of that token)',
-        );
-      } else if (wrong !== undefined) {
-        const replaced = await refusing('the hash of token A', hashToken(token));
-        if (replaced === token) {
-          skip(
-            13,
-            `the broker ignores X-Refused-Token (optional), or replaces no token served as recently as token A (${((Date.now() - firstAt) / 1000).toFixed(1)} s before): it answered token A again, so after the middleware refuses a token the SDK reports "unauthorized" until the broker renews it`,
-          );
-        } else if (replaced !== undefined) {
-          const again = await refusing('the hash of token A again', hashToken(token));
-          if (again === token)
-            fail(13, 'the hash of token A, sent again, was answered with token A, which the broker had replaced by token B');
-          else if (again !== undefined && again !== replaced) {
-            fail(
-              13,
-              'the hash of token A, sent again, replaced token B by a third token: a broker exchanges at most once per refused token (the next token has another hash)',
-            );
-          } else if (again !== undefined && preflightRefuses) {
-            skip(
-              13,
-              `the broker replaces a refused token, but its preflight from ${origin} ${preflightRefuses}, so pages on that origin cannot send the header (rule 2)`,
-            );
-          }
-        }
-      }
-    }
+    for (const rule of [8, 9, 12, 13]) c.skip(rule, signIn);
+    if (c.options.expect502) c.skip(10, signIn);
+    return;
   }
-  // A foreign origin reading a signed-in answer must get no grant (rule 6).
-  await probe('GET from a foreign origin', 'GET', { 'X-CSRF': '1', Origin: FOREIGN_ORIGIN, ...(cookie ? { Cookie: cookie } : {}) });
-
-  // Rule 10 on any 5xx seen; skipped when none was provoked.
-  if (!options.expect502) {
-    const errors = probes.filter((p) => !p.error && p.status >= 500);
-    for (const p of errors) check502(p, fail);
-    if (errors.length === 0)
-      skip(
-        10,
-        "not provoked: run the check with --expect-502 while the broker's identity provider refuses (for example a wrong client secret)",
-      );
+  if (c.options.expect502) {
+    const failed = await c.probe('signed-in GET (IdP failing)', 'GET', c.signedIn());
+    if (c.answered(10, failed)) check502(failed, c.fail);
+    for (const rule of [8, 9, 12, 13]) c.skip(rule, 'not probed with --expect-502 (no token can be issued)');
+    return;
   }
+  const first = await c.probe('signed-in GET', 'GET', c.signedIn({ 'Sec-Fetch-Site': 'cross-site' }));
+  /** When token A was first answered: a broker may keep a token it served moments ago (rule 13). */
+  const firstAt = Date.now();
+  if (c.answered(8, first)) c.token = checkSuccess(first, c.fail);
+  if (reasonOf(first) === 'no-cookie') c.fail(5, 'a cross-site request that carries the session cookie got reason "no-cookie"');
+  const later = await caching(c, first);
+  await perUser(c);
+  await refusedToken(c, later, firstAt);
+}
 
-  // Rules 6, 7, 11 over every answer.
-  for (const p of probes) {
+/** Rule 9: a second signed-in GET after a wait; its token and expires_in, which rule 13 starts from. */
+async function caching(c: Check, first: Probe): Promise<{ token: string | undefined; expiresIn: number }> {
+  if (c.token === undefined) {
+    c.skip(9, 'no token to compare (rule 8 failed)');
+    return { token: undefined, expiresIn: 0 };
+  }
+  const firstIn = (first.json as { expires_in: number }).expires_in;
+  const waitMs = Math.min(c.options.cacheWaitMs ?? 1100, Math.max(0, c.deadline - Date.now() - PROBE_TIMEOUT_MS));
+  await sleep(waitMs);
+  const later = await c.probe('signed-in GET after a wait', 'GET', c.signedIn());
+  const laterBody = later.json as { access_token?: unknown; expires_in?: unknown } | undefined;
+  let token: string | undefined;
+  let expiresIn = 0;
+  if (c.answered(9, later)) token = checkSuccess(later, (_, note) => c.fail(9, note));
+  if (token !== undefined) expiresIn = laterBody!.expires_in as number;
+  if (token === c.token && expiresIn >= firstIn) {
+    c.fail(
+      9,
+      `the same token was answered ${(waitMs / 1000).toFixed(1)} s later with expires_in ${expiresIn} (first ${firstIn}): a cached token must answer what is left of its life`,
+    );
+  }
+  return { token, expiresIn };
+}
+
+/** Rule 12: a second user gets a token of their own (RFC 8693 brokers only). */
+async function perUser(c: Check): Promise<void> {
+  const { secondCookie } = c.options;
+  if (!secondCookie) {
+    c.skip(12, "RFC 8693 brokers only: pass --second-cookie with another user's session");
+    return;
+  }
+  if (c.token === undefined) return;
+  const other = await c.probe('GET as the second user', 'GET', c.withOrigin({ 'X-CSRF': '1', Cookie: secondCookie }));
+  if (!c.answered(12, other)) return;
+  const otherToken = checkSuccess(other, (_, note) => c.fail(12, `second user: ${note}`));
+  if (otherToken !== undefined && otherToken === c.token)
+    c.fail(12, 'two signed-in users got the same token: an RFC 8693 broker exchanges and caches per user');
+}
+
+/**
+ * Rule 13 (optional): X-Refused-Token. Token A is the one the two signed-in GETs got; the notes say
+ * "token A", "token B", never a token.
+ */
+async function refusedToken(c: Check, later: { token: string | undefined; expiresIn: number }, firstAt: number): Promise<void> {
+  const token = c.token;
+  if (token === undefined || later.token === undefined) return c.skip(13, 'no token to refuse (rule 8 or 9 got none)');
+  if (later.token !== token)
+    return c.skip(13, 'not applicable: two signed-in GETs got two different tokens, so the broker does not cache one to replace');
+  if (later.expiresIn < REFUSAL_MIN_LEFT_S) {
+    return c.skip(
+      13,
+      `not probed: the cached token has ${later.expiresIn} s left, so a new token could be its renewal rather than a replacement`,
+    );
+  }
+  const preflightRefuses = await refusedTokenPreflight(c);
+  /** The token of a signed-in GET that sends `hash`, or undefined when the answer is no token (rule 13 failed). */
+  const refusing = async (label: string, hash: string) => {
+    const p = await c.probe(`signed-in GET with X-Refused-Token: ${label}`, 'GET', c.signedIn({ 'X-Refused-Token': hash }));
+    return c.answered(13, p) ? checkSuccess(p, (_, note) => c.fail(13, note)) : undefined;
+  };
+  const wrong = await refusing('a hash of no token it served', hashToken(`bioid-check: not a token (${Date.now()})`));
+  if (wrong !== undefined && wrong !== token) {
+    return c.fail(
+      13,
+      'a hash of no token it served replaced the cached token A: anyone signed in can make the broker exchange for nothing (drop the cached token only when X-Refused-Token is the hash of that token)',
+    );
+  }
+  if (wrong === undefined) return;
+  const replaced = await refusing('the hash of token A', hashToken(token));
+  if (replaced === token) {
+    return c.skip(
+      13,
+      `the broker ignores X-Refused-Token (optional), or replaces no token served as recently as token A (${((Date.now() - firstAt) / 1000).toFixed(1)} s before): it answered token A again, so after the middleware refuses a token the SDK reports "unauthorized" until the broker renews it`,
+    );
+  }
+  if (replaced === undefined) return;
+  const again = await refusing('the hash of token A again', hashToken(token));
+  if (again === token) c.fail(13, 'the hash of token A, sent again, was answered with token A, which the broker had replaced by token B');
+  else if (again !== undefined && again !== replaced) {
+    c.fail(
+      13,
+      'the hash of token A, sent again, replaced token B by a third token: a broker exchanges at most once per refused token (the next token has another hash)',
+    );
+  } else if (again !== undefined && preflightRefuses) {
+    c.skip(
+      13,
+      `the broker replaces a refused token, but its preflight from ${c.origin} ${preflightRefuses}, so pages on that origin cannot send the header (rule 2)`,
+    );
+  }
+}
+
+/** The preflight a browser sends before the broker client's retry after a 401: what is wrong with it, if anything. */
+async function refusedTokenPreflight(c: Check): Promise<string | undefined> {
+  const { origin } = c;
+  if (!origin) return undefined;
+  const pre = await c.probe('preflight with X-Refused-Token', 'OPTIONS', {
+    Origin: origin,
+    'Access-Control-Request-Method': 'GET',
+    'Access-Control-Request-Headers': 'x-csrf,x-refused-token',
+  });
+  if (!c.answered(13, pre)) return undefined;
+  if (pre.status < 200 || pre.status > 299) return `answered HTTP ${pre.status}`;
+  if (pre.headersIn['access-control-allow-origin'] !== origin)
+    return `has Access-Control-Allow-Origin ${show(pre.headersIn['access-control-allow-origin'])}`;
+  if (!listHas(pre.headersIn['access-control-allow-headers'], 'X-Refused-Token'))
+    return 'does not list X-Refused-Token in Access-Control-Allow-Headers';
+  return undefined;
+}
+
+/** A foreign origin reading a signed-in answer must get no grant (rule 6, read with every answer). */
+async function foreignGet(c: Check): Promise<void> {
+  await c.probe('GET from a foreign origin', 'GET', { 'X-CSRF': '1', Origin: FOREIGN_ORIGIN, ...(c.cookie ? { Cookie: c.cookie } : {}) });
+}
+
+/** Rule 10 on any 5xx seen; skipped when none was provoked. */
+function exchangeFailures(c: Check): void {
+  if (c.options.expect502) return;
+  const errors = c.probes.filter((p) => !p.error && p.status >= 500);
+  for (const p of errors) check502(p, c.fail);
+  if (errors.length === 0)
+    c.skip(
+      10,
+      "not provoked: run the check with --expect-502 while the broker's identity provider refuses (for example a wrong client secret)",
+    );
+}
+
+/** Rules 6, 7 and 11 over every answer. */
+function everyAnswer(c: Check): void {
+  const { origin, token, fail } = c;
+  for (const p of c.probes) {
     if (p.error) continue;
     const allowOrigin = p.headersIn['access-control-allow-origin'];
     if (allowOrigin === '*') fail(6, `${p.label}: Access-Control-Allow-Origin: * (a wildcard hands tokens to any site)`);
@@ -336,8 +429,7 @@ export async function checkBroker(url: string, options: CheckOptions = {}): Prom
         fail(11, `${p.label}: a ${p.status} answer holds the token`);
     }
   }
-  if (!origin) skip(6, noGrantProbed);
-  return [...results.values()];
+  if (!origin) c.skip(6, c.noGrantProbed);
 }
 
 function expectRefusal(rule: number, p: Probe, status: number, reason: string, fail: (rule: number, note: string) => void): void {

@@ -176,9 +176,7 @@ function batchedWriter(fd: number): DestinationStream & { flushSync(): void; set
     const chunk = take();
     if (chunk) writeOut(chunk);
   };
-  const schedule = () => {
-    timer ??= setTimeout(drain, FLUSH_MS);
-  };
+  const schedule = () => void (timer ??= setTimeout(drain, FLUSH_MS));
   return {
     write(line: string) {
       if (chars > MAX_WAITING_CHARS) {
@@ -186,7 +184,7 @@ function batchedWriter(fd: number): DestinationStream & { flushSync(): void; set
         return;
       }
       if (dropped > 0) {
-        lines.push(`${JSON.stringify({ level: 'warn', time: new Date().toISOString(), event: 'log-lines-dropped', count: dropped })}\n`);
+        lines.push(droppedLine(dropped));
         dropped = 0;
       }
       lines.push(line);
@@ -204,18 +202,27 @@ function batchedWriter(fd: number): DestinationStream & { flushSync(): void; set
       // A chunk already with the system is written by it; one waiting to be retried is written here.
       const pending = [inFlight ? undefined : writing, take()].filter((chunk): chunk is Buffer => chunk !== undefined);
       writing = undefined;
-      for (let chunk of pending) {
-        while (chunk.length > 0) {
-          try {
-            chunk = chunk.subarray(writeSync(fd, chunk));
-          } catch (error) {
-            if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') return;
-          }
-        }
-      }
+      writeAllSync(fd, pending);
     },
   };
 }
+
+/** `chunks` written before this returns, a full pipe (EAGAIN) retried; stops at any other error (stdout is gone). */
+function writeAllSync(fd: number, chunks: Buffer[]): void {
+  for (let chunk of chunks) {
+    while (chunk.length > 0) {
+      try {
+        chunk = chunk.subarray(writeSync(fd, chunk));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') return;
+      }
+    }
+  }
+}
+
+/** The line that says how many lines were dropped while too many waited. */
+const droppedLine = (count: number) =>
+  `${JSON.stringify({ level: 'warn', time: new Date().toISOString(), event: 'log-lines-dropped', count })}\n`;
 
 const REQUEST_ID = Symbol('bioid.requestId');
 /**

@@ -73,49 +73,8 @@ export async function connectTokenStore(
   load: () => Promise<unknown> = () => import('redis'),
   limits: StoreConnectionLimits = STORE_CONNECTION,
 ): Promise<ConnectedStore> {
-  let redis: RedisModule;
-  try {
-    redis = (await load()) as RedisModule;
-  } catch {
-    throw new BioIDError(
-      'config',
-      `bioid-broker serve: ${STORE_ENV.url} is set, but the redis package cannot be loaded: reinstall bioid-broker (it depends on redis), or unset ${STORE_ENV.url}.`,
-    );
-  }
-  const socket = {
-    socketTimeout: limits.socketTimeoutMs,
-    // node-redis's default gives up on a connection that timed out; the store may come back, so retry,
-    // backing off to 2 s (with jitter, so instances do not reconnect in step).
-    reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2_000) + Math.floor(Math.random() * 200),
-    ...tlsOptions(settings),
-  };
-  // Commands fail at once while disconnected instead of queueing: a queued lock or write replayed minutes
-  // later would only get in the way, and the broker serves without the store meanwhile.
-  // BIOID_TOKEN_STORE_USERNAME/PASSWORD for every scheme (a unix:// URL cannot carry them). When they are
-  // set, tokenStoreFromEnv (src/broker/store-env.ts) has made sure the URL carries no credentials of its
-  // own, which node-redis would take instead of these.
-  const node = {
-    ...(settings.username === undefined ? {} : { username: settings.username }),
-    ...(settings.password === undefined ? {} : { password: settings.password }),
-    disableOfflineQueue: true,
-    pingInterval: limits.pingIntervalMs,
-    commandsQueueMaxLength: limits.maxQueued,
-  };
+  const client = createStoreClient(await loadRedis(load), settings, limits);
   const { sentinel, cluster } = settings;
-  const client = sentinel
-    ? redis.createSentinel({
-        name: sentinel.master,
-        sentinelRootNodes: sentinel.urls.map(hostAndPort),
-        nodeClientOptions: { ...node, socket },
-        // The sentinels' own credentials, if any, are in their URLs (src/broker/store-topology.ts).
-        sentinelClientOptions: { ...credentialsOf(sentinel.urls), socket },
-      })
-    : cluster
-      ? redis.createCluster({ rootNodes: cluster.urls.map((url) => ({ socket: hostAndPort(url) })), defaults: { ...node, socket } })
-      : redis.createClient({
-          ...(settings.socketPath ? { socket: { ...socket, path: settings.socketPath } } : { url: settings.url, socket }),
-          ...node,
-        });
   let last: StoreFailure = { error: 'error' };
   const line = (suppressed: number) => {
     const { error, fix } = last;
@@ -161,19 +120,12 @@ export async function connectTokenStore(
     });
   }
   const first = new URL(settings.url ?? (sentinel ?? cluster)!.urls[0]);
-  const where = settings.socketPath
-    ? `unix://${settings.socketPath}`
-    : sentinel
-      ? `sentinel ${sentinel.master} via ${sentinel.urls.map((url) => new URL(url).host).join(',')}`
-      : cluster
-        ? `cluster via ${cluster.urls.map((url) => new URL(url).host).join(',')}`
-        : `${first.protocol}//${first.host}`;
   return {
     store: tracedStore(
       redisTokenStore({ client, encryptionKey: settings.encryptionKey }),
       settings.socketPath ? {} : { address: first.hostname, port: Number(first.port || 6379) },
     ),
-    where,
+    where: storeWhere(settings, first),
     answered: () => answered,
     refused: () => refused,
     close: () => {
@@ -185,6 +137,64 @@ export async function connectTokenStore(
       }
     },
   };
+}
+
+/** The `redis` package, loaded only when a store is configured. */
+async function loadRedis(load: () => Promise<unknown>): Promise<RedisModule> {
+  try {
+    return (await load()) as RedisModule;
+  } catch {
+    throw new BioIDError(
+      'config',
+      `bioid-broker serve: ${STORE_ENV.url} is set, but the redis package cannot be loaded: reinstall bioid-broker (it depends on redis), or unset ${STORE_ENV.url}.`,
+    );
+  }
+}
+
+/** The node-redis client of the configured topology: one server, Sentinel or a Cluster. */
+function createStoreClient(redis: RedisModule, settings: TokenStoreSettings, limits: StoreConnectionLimits) {
+  const socket = {
+    socketTimeout: limits.socketTimeoutMs,
+    // node-redis's default gives up on a connection that timed out; the store may come back, so retry,
+    // backing off to 2 s (with jitter, so instances do not reconnect in step).
+    reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 2_000) + Math.floor(Math.random() * 200),
+    ...tlsOptions(settings),
+  };
+  // Commands fail at once while disconnected instead of queueing: a queued lock or write replayed minutes
+  // later would only get in the way, and the broker serves without the store meanwhile.
+  // BIOID_TOKEN_STORE_USERNAME/PASSWORD for every scheme (a unix:// URL cannot carry them). When they are
+  // set, tokenStoreFromEnv (src/broker/store-env.ts) has made sure the URL carries no credentials of its
+  // own, which node-redis would take instead of these.
+  const node = {
+    ...(settings.username === undefined ? {} : { username: settings.username }),
+    ...(settings.password === undefined ? {} : { password: settings.password }),
+    disableOfflineQueue: true,
+    pingInterval: limits.pingIntervalMs,
+    commandsQueueMaxLength: limits.maxQueued,
+  };
+  const { sentinel, cluster } = settings;
+  return sentinel
+    ? redis.createSentinel({
+        name: sentinel.master,
+        sentinelRootNodes: sentinel.urls.map(hostAndPort),
+        nodeClientOptions: { ...node, socket },
+        // The sentinels' own credentials, if any, are in their URLs (src/broker/store-topology.ts).
+        sentinelClientOptions: { ...credentialsOf(sentinel.urls), socket },
+      })
+    : cluster
+      ? redis.createCluster({ rootNodes: cluster.urls.map((url) => ({ socket: hostAndPort(url) })), defaults: { ...node, socket } })
+      : redis.createClient({
+          ...(settings.socketPath ? { socket: { ...socket, path: settings.socketPath } } : { url: settings.url, socket }),
+          ...node,
+        });
+}
+
+/** Where the store is, without credentials, for the start-up line. */
+function storeWhere({ socketPath, sentinel, cluster }: TokenStoreSettings, first: URL): string {
+  if (socketPath) return `unix://${socketPath}`;
+  if (sentinel) return `sentinel ${sentinel.master} via ${sentinel.urls.map((url) => new URL(url).host).join(',')}`;
+  if (cluster) return `cluster via ${cluster.urls.map((url) => new URL(url).host).join(',')}`;
+  return `${first.protocol}//${first.host}`;
 }
 
 /**

@@ -17,6 +17,13 @@ const PREFLIGHT_MAX_AGE_SECONDS = '600';
 
 export type HeaderRecord = Record<string, string>;
 
+/** The broker's answer before any web or Node response object exists (answer.ts makes them). */
+export interface BrokerAnswer {
+  status: number;
+  headers: HeaderRecord;
+  body: string | null;
+}
+
 /** `Vary: Origin`, plus the grant when `origin` is listed. */
 export function corsHeaders(origin: string | null, allowedOrigins: ReadonlySet<string>): HeaderRecord {
   if (origin !== null && allowedOrigins.has(origin)) {

@@ -1,7 +1,8 @@
 /**
  * Broker options from environment variables (spec 4.2: the client id, the client secret and the auth base
  * address live in server-side configuration). Code-only options (`authorize`, `tokenExchange`, `logger`,
- * `onRefusal`, `fetchImpl`) come as overrides; an override also wins over its variable.
+ * `onRefusal`, `onEvent`, `fetchImpl`) come as overrides, copied whatever their name; an override also
+ * wins over its variable.
  */
 import { BioIDError } from '../core/errors.js';
 import type { TokenBrokerOptions } from './options.js';
@@ -41,6 +42,9 @@ const OPTION_VARIABLES = Object.values(BROKER_VARIABLES)
   .filter((variable) => variable.kind !== 'store')
   .sort((a, b) => Number(b.option === 'issuerUrl') - Number(a.option === 'issuerUrl'));
 
+/** The options a variable sets: read above, or with the store's variables below; the others come from code only. */
+const SET_BY_VARIABLES = new Set<string>(Object.values(BROKER_VARIABLES).map((variable) => variable.option));
+
 /**
  * Reads the variables of `BROKER_ENV` (docs/broker.md lists them): BIOID_CLIENT_ID, BIOID_CLIENT_SECRET,
  * BIOID_AUTH_URL and BIOID_REALM are required unless given in `overrides` (BIOID_REALM also when
@@ -73,11 +77,11 @@ export function brokerOptionsFromEnv(env: EnvLike | undefined, overrides: Broker
     }
     if (value !== undefined) options[option] = value;
   }
-  options.authorize = overrides.authorize;
-  if (overrides.tokenExchange !== undefined) options.tokenExchange = overrides.tokenExchange;
-  if (overrides.fetchImpl !== undefined) options.fetchImpl = overrides.fetchImpl;
-  if (overrides.logger !== undefined) options.logger = overrides.logger;
-  if (overrides.onRefusal !== undefined) options.onRefusal = overrides.onRefusal;
+  // Every option no variable sets (authorize, tokenExchange, logger, … and any added later) is copied as
+  // given, so none is dropped; createTokenBroker checks each, and names a key it does not know.
+  for (const [option, value] of Object.entries(overrides)) {
+    if (!SET_BY_VARIABLES.has(option) && value !== undefined) options[option] = value;
+  }
   // The store variables are checked even when a store is given, so a broken deployment fails at start.
   // Without a store override they cannot be honoured here (no Redis client in this module): say so
   // rather than run without the store the operator asked for.
@@ -91,7 +95,6 @@ export function brokerOptionsFromEnv(env: EnvLike | undefined, overrides: Broker
   }
   const storeTimeoutMs = overrides.storeTimeoutMs ?? storeSettings?.timeoutMs;
   if (storeTimeoutMs !== undefined) options.storeTimeoutMs = storeTimeoutMs;
-  if (overrides.onEvent !== undefined) options.onEvent = overrides.onEvent;
   // The table's entries are checked against TokenBrokerOptions at compile time (env-variables.ts).
   return options as unknown as TokenBrokerOptions;
 }

@@ -57,33 +57,15 @@ export interface ForwardAuthGate {
 }
 
 export function forwardAuth(options: ForwardAuthOptions): ForwardAuthGate {
-  const { sessionCheckUrl, timeoutMs, fetchImpl, log, exchange } = options;
+  const { sessionCheckUrl, log, exchange } = options;
   // What the log lines show of the URL: a query (`?key=…`) or userinfo could hold a secret.
   const shownUrl = originAndPath(sessionCheckUrl);
-  // The transport's own messages name the full URL; the log gets them with the shown one instead.
-  const scrub = (message: string) => message.split(sessionCheckUrl).join(shownUrl);
   // The subject token of each request, from its session check to its exchange (one check per request).
   const subjectTokens = new WeakMap<object, string>();
   // True once the last probe was refused.
   let trusted = false;
   let probing: Promise<SessionCheckProbe> | undefined;
-
-  /** The answer to `cookie`; a failed session store (5xx, none) throws. */
-  async function ask(cookie: string): Promise<Answer> {
-    let reply;
-    try {
-      reply = await send(
-        { url: sessionCheckUrl, method: 'GET', headers: { Cookie: cookie, Accept: 'application/json' }, redirectIsReply: true },
-        { timeoutMs, fetchImpl, peer: 'the session check' },
-      );
-    } catch (error) {
-      throw new BioIDError('network', `session check failed: ${scrub(messageOf(error))}`, { cause: error });
-    }
-    if (reply.status >= 500) {
-      throw new BioIDError('network', `the session check at ${shownUrl} answered HTTP ${reply.status}`, { status: reply.status });
-    }
-    return readAnswer(reply, exchange);
-  }
+  const ask = (cookie: string) => askSessionCheck(options, shownUrl, cookie);
 
   const probe = (): Promise<SessionCheckProbe> =>
     (probing ??= ask(`bioid-probe=${randomHex()}`)
@@ -140,6 +122,25 @@ export function forwardAuth(options: ForwardAuthOptions): ForwardAuthGate {
     : undefined;
 
   return { authorize, tokenExchange, probe };
+}
+
+/** The session check's answer to `cookie`; a failed session store (5xx, none) throws. */
+async function askSessionCheck(options: ForwardAuthOptions, shownUrl: string, cookie: string): Promise<Answer> {
+  const { sessionCheckUrl, timeoutMs, fetchImpl, exchange } = options;
+  let reply;
+  try {
+    reply = await send(
+      { url: sessionCheckUrl, method: 'GET', headers: { Cookie: cookie, Accept: 'application/json' }, redirectIsReply: true },
+      { timeoutMs, fetchImpl, peer: 'the session check' },
+    );
+  } catch (error) {
+    // The transport's own messages name the full URL; the log gets them with the shown one instead.
+    throw new BioIDError('network', `session check failed: ${messageOf(error).split(sessionCheckUrl).join(shownUrl)}`, { cause: error });
+  }
+  if (reply.status >= 500) {
+    throw new BioIDError('network', `the session check at ${shownUrl} answered HTTP ${reply.status}`, { status: reply.status });
+  }
+  return readAnswer(reply, exchange);
 }
 
 interface Answer {

@@ -8,6 +8,7 @@ import { throwsError } from '../support/expect-error.js';
 import { BioIDError } from '../../src/index.js';
 import { BROKER_ENV, STORE_ENV, brokerOptionsFromEnv, envBoolean, envMilliseconds, envValue } from '../../src/broker/index.js';
 import { BROKER_VARIABLES, type BrokerVariable } from '../../src/broker/env-variables.js';
+import type { TokenBrokerOptions } from '../../src/broker/options.js';
 import {
   DEFAULT_HOST,
   DEFAULT_METRICS_HOST,
@@ -79,6 +80,39 @@ describe('the broker variables (src/broker/env-variables.ts)', () => {
       assert.deepStrictEqual(overridden[variable.option], value);
     });
   }
+
+  it('every option no variable sets is copied from the overrides whatever its name, so a new one cannot be dropped', () => {
+    // Every option of TokenBrokerOptions: tsc (npm run lint) refuses this list while one is missing from it.
+    const every: Record<keyof TokenBrokerOptions, true> = {
+      issuerUrl: true,
+      realm: true,
+      clientId: true,
+      clientSecret: true,
+      audience: true,
+      scope: true,
+      authorize: true,
+      tokenExchange: true,
+      allowedOrigins: true,
+      requireCsrfHeader: true,
+      fetchImpl: true,
+      timeoutMs: true,
+      logger: true,
+      middlewareUrl: true,
+      onRefusal: true,
+      store: true,
+      storeTimeoutMs: true,
+      onEvent: true,
+      refusedTokenMinAgeMs: true,
+      refusedTokenIntervalMs: true,
+      storeLockWaitMs: true,
+    };
+    const setByVariables = new Set<string>(Object.values(BROKER_VARIABLES).map((variable) => variable.option));
+    const codeOnly = (Object.keys(every) as (keyof TokenBrokerOptions)[]).filter((option) => !setByVariables.has(option));
+    assert.includeMembers(codeOnly, ['authorize', 'tokenExchange', 'fetchImpl', 'logger', 'onRefusal', 'onEvent']);
+    const given = Object.fromEntries(codeOnly.map((option) => [option, () => option]));
+    const options = brokerOptionsFromEnv(required, { authorize: () => true, ...given });
+    for (const option of codeOnly) assert.strictEqual(options[option], given[option], `${option} was dropped`);
+  });
 
   it('malformed values name the variable, never the value', () => {
     for (const [name, pattern] of [

@@ -11,6 +11,7 @@ import { APP_ORIGIN, CLIENT, startServer } from './support.js';
 import { CLI, loggedLines, runBin, startSessionCheck, startSidecar, type Sidecar } from './bin-support.js';
 import { BROKER_ENV } from '../../src/broker/index.js';
 import { SERVE_ENV } from '../../broker/src/serve-env.js';
+import { CHECK_ENV } from '../../broker/src/check-env.js';
 
 let idp: RunningIdp;
 before(async () => {
@@ -66,8 +67,11 @@ describe('bioid-broker, the sidecar package', () => {
     ]) {
       assert.include(help.stdout, word);
     }
-    // Every variable the sidecar reads, declared once in its table (src/broker/env-variables.ts, broker/src/serve-env.ts).
-    for (const name of [...Object.values(BROKER_ENV), ...Object.values(SERVE_ENV)]) assert.include(help.stdout, name);
+    // Exactly the variables of the tables that declare them (src/broker/env-variables.ts, broker/src/serve-env.ts,
+    // broker/src/check-env.ts), each on a line of its own: npm run docs writes that part from them.
+    const declared = [...Object.values(BROKER_ENV), ...Object.values(SERVE_ENV), ...Object.values(CHECK_ENV)];
+    assert.sameMembers([...new Set(help.stdout.match(/\bBIOID_[A-Z0-9_]+/g))], declared);
+    for (const name of declared) assert.match(help.stdout, new RegExp(`^ {8}${name}$`, 'm'));
     assert.strictEqual((await runBin(['frobnicate'])).status, 2);
     // The cookie's recommended ways in, and why not on the command line.
     for (const words of ['BIOID_CHECK_COOKIE', 'BIOID_CHECK_SECOND_COOKIE', '--cookie -', 'visible to other users'])

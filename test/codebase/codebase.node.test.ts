@@ -1,6 +1,6 @@
 /**
  * The codebase as a maintainer meets it after a clone: every path a source, test, script or bench file
- * cites is in the repository, nothing cites notes or issues that live elsewhere, and the modules of each
+ * cites is in the repository, nothing (docs and JSON tables included) cites notes or issues that live elsewhere, and the modules of each
  * package import one another without a circle (docs/development.md).
  */
 import { assert } from 'chai';
@@ -11,18 +11,20 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const SOURCE = /\.(ts|mts|mjs|js|php|css|html)$/;
 
-function filesUnder(dir: string): string[] {
+function filesUnder(dir: string, kind = SOURCE): string[] {
   const at = join(root, dir);
   if (!existsSync(at)) return [];
   return readdirSync(at).flatMap((name) => {
     const path = join(dir, name);
     if (name === 'node_modules' || name === 'dist' || name.startsWith('.')) return [];
-    return statSync(join(root, path)).isDirectory() ? filesUnder(path) : SOURCE.test(name) ? [path] : [];
+    return statSync(join(root, path)).isDirectory() ? filesUnder(path, kind) : kind.test(name) ? [path] : [];
   });
 }
 
 const CODE_DIRS = ['src', 'test', 'bench', 'scripts', 'broker/src', 'simulator/src', 'demo', 'wordpress'];
-const codeFiles = CODE_DIRS.flatMap(filesUnder);
+const codeFiles = CODE_DIRS.flatMap((dir) => filesUnder(dir));
+// Docs, the budget table and the packages' manifests are read by maintainers too, so they cite nothing from outside either.
+const textFiles = filesUnder('', /\.(md|json)$/);
 
 // A repository path as comments, titles and imports write it: a top-level folder of this repository
 // (after ./ or ../ for a relative one), then a file with an extension; inside another path it is not one. Template holes (`${…}`) and globs end the match, so only literal paths are checked.
@@ -51,7 +53,7 @@ describe('the codebase after a clone', () => {
   it('no file cites design notes or issue numbers a maintainer does not have', () => {
     // Any case: a comment that starts a sentence with the name is as much a citation.
     const outside = /\b(?:product\.md|decisions\.md|\.\.\/shared\/|issue \d+)/i;
-    const found = codeFiles.filter((file) => outside.test(readFileSync(join(root, file), 'utf8')));
+    const found = [...codeFiles, ...textFiles].filter((file) => outside.test(readFileSync(join(root, file), 'utf8')));
     assert.deepEqual(found, [], 'say the reason in the comment, or cite docs/ of this repository');
   });
 

@@ -11,7 +11,7 @@
 import { assert } from 'chai';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { REFERENCE_DIR, generatedPages, referenceFiles, withGeneratedParts } from '../../scripts/docs-reference.mjs';
+import { REFERENCE_DIR, generatedPages, generatedSources, referenceFiles, withGeneratedParts } from '../../scripts/docs-reference.mjs';
 import { API_DIR, ENTRIES, apiReport, compareElements, elementsSummary, type ElementsSummary } from '../../scripts/public-api.mjs';
 
 const UPDATE = 'run `npm run api:update` and commit api/ (docs/versioning.md)';
@@ -103,7 +103,7 @@ describe('the generated reference (docs/reference/)', function () {
   });
 });
 
-describe('the generated environment variable tables (docs/broker.md, docs/operations.md)', () => {
+describe('the generated environment variable tables (docs/broker.md, docs/operations.md, bioid-broker --help)', () => {
   const ROOT = new URL('../../', import.meta.url);
 
   for (const [page, text] of Object.entries(generatedPages())) {
@@ -118,6 +118,12 @@ describe('the generated environment variable tables (docs/broker.md, docs/operat
           `${page} has a stale generated table (first difference at line ${first + 1}: "${now[first] ?? ''}"). Run \`npm run docs\` and commit it.`,
         );
       }
+    });
+  }
+
+  for (const [file, text] of Object.entries(generatedSources())) {
+    it(`${file} is what npm run docs writes from the declarations now`, () => {
+      assert.strictEqual(readFileSync(new URL(file, ROOT), 'utf8'), text, `${file} is stale: run \`npm run docs\` and commit it.`);
     });
   }
 
