@@ -8,6 +8,7 @@ import { expect, fixture, oneEvent } from '@open-wc/testing';
 import '../../src/elements/index.js';
 import type { BioEnrolled, BioReaderStatus, BioSearch, BioVerify } from '../../src/elements/index.js';
 import type { BioErrorDetail } from '../../src/elements/events.js';
+import { en } from '../../src/elements/translations/en.js';
 import { hang } from '../support/fake-network.js';
 import { LOCAL, MIDDLEWARE, TOKEN_PATH, installNetwork, restoreNetwork, type Net } from './network.js';
 
@@ -82,7 +83,7 @@ describe('markup as people type it', () => {
       expect(detail.message).to.contain('<bio-verify>: integrator-id');
     });
 
-    it('<bio-reader-status workstation-id=" "> fires it too, and shows it', async () => {
+    it('<bio-reader-status workstation-id=" "> fires it too, and shows it in words (the attribute named in the detail only)', async () => {
       const el = document.createElement('bio-reader-status') as BioReaderStatus;
       el.setAttribute('workstation-id', ' ');
       el.setAttribute('device-id', 'dev-1');
@@ -93,7 +94,9 @@ describe('markup as people type it', () => {
         expect(detail).to.include({ operation: 'status', code: 'config' });
         expect(detail.message).to.contain('workstation-id');
         await el.updateComplete;
-        expect(el.shadowRoot!.querySelector('[part="error"]')!.textContent).to.contain('workstation-id');
+        const shown = el.shadowRoot!.querySelector('[part="error"]')!.textContent!;
+        expect(shown).to.contain(en.config);
+        expect(shown).not.to.contain('workstation-id');
       } finally {
         el.remove();
       }
