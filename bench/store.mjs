@@ -32,30 +32,29 @@ async function setUp() {
   const idp = await startIdp({ clients: [client], port: 0 });
   const redis = await startRedis();
   const key = randomBytes(32).toString('base64');
-  /** `INSTANCES` brokers of the RFC 8693 variant; with `shared`, each over its own Redis connection. */
+  /** One broker of the RFC 8693 variant; with a node-redis client, sharing its tokens through it. */
+  const brokerOver = (storeClient) =>
+    broker.createTokenBroker({
+      issuerUrl: idp.baseUrl,
+      realm: idp.realm,
+      ...client,
+      authorize: () => true,
+      logger: () => {},
+      tokenExchange: { subjectToken: (request) => request.headers.get('X-User-Token'), maxCachedUsers: USERS * 2 },
+      ...(storeClient ? { store: broker.redisTokenStore({ client: storeClient, encryptionKey: key }), storeTimeoutMs: 1000 } : {}),
+    });
+  /** `INSTANCES` brokers; with `shared`, each over its own Redis connection. */
   const instances = async (shared) =>
-    Promise.all(
-      Array.from({ length: INSTANCES }, async () =>
-        broker.createTokenBroker({
-          issuerUrl: idp.baseUrl,
-          realm: idp.realm,
-          ...client,
-          authorize: () => true,
-          logger: () => {},
-          tokenExchange: { subjectToken: (request) => request.headers.get('X-User-Token'), maxCachedUsers: USERS * 2 },
-          ...(shared ? { store: broker.redisTokenStore({ client: await redis.client(), encryptionKey: key }), storeTimeoutMs: 1000 } : {}),
-        }),
-      ),
-    );
+    Promise.all(Array.from({ length: INSTANCES }, async () => brokerOver(shared ? await redis.client() : undefined)));
   const subjects = await Promise.all(Array.from({ length: USERS }, (_, i) => idp.userToken(`bench-user-${i}`)));
-  return { idp, redis, broker, client, key, instances, subjects, close: async () => Promise.all([redis.close(), idp.close()]) };
+  return { idp, redis, brokerOver, instances, subjects, close: async () => Promise.all([redis.close(), idp.close()]) };
 }
 
 /**
  * A three-master Cluster on loopback ports, and `INSTANCES` brokers each with its own cluster client
  * (as `bioid-broker serve` makes one for BIOID_TOKEN_STORE_CLUSTER_URLS); `close` stops it all.
  */
-async function onCluster({ idp, broker, client, key }) {
+async function onCluster({ brokerOver }) {
   const { RedisFolder, startCluster } = await import('../test/broker/redis-topologies.ts');
   const { createCluster } = await import('redis');
   const folder = new RedisFolder();
@@ -68,16 +67,7 @@ async function onCluster({ idp, broker, client, key }) {
         const connection = createCluster({ rootNodes });
         clients.push(connection);
         await connection.connect();
-        return broker.createTokenBroker({
-          issuerUrl: idp.baseUrl,
-          realm: idp.realm,
-          ...client,
-          authorize: () => true,
-          logger: () => {},
-          tokenExchange: { subjectToken: (request) => request.headers.get('X-User-Token'), maxCachedUsers: USERS * 2 },
-          store: broker.redisTokenStore({ client: connection, encryptionKey: key }),
-          storeTimeoutMs: 1000,
-        });
+        return brokerOver(connection);
       }),
     );
     return { brokers, close: () => Promise.all(clients.map((c) => c.close().catch(() => {}))).then(() => folder.close()) };
