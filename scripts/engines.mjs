@@ -247,6 +247,11 @@ class PuppeteerContext {
   }
 }
 
+// networkEnabled: false: puppeteer's own request tracking is off (nothing here reads page.on('request')).
+// Left on, every request of every page became protocol events for puppeteer to handle: a test file loads a
+// hundred modules, and over the browser tests that cost Firefox's parent process 30 of its 71 CPU seconds
+// and web-test-runner 5 of its 13. A test that watches the network opens a CDP session of its own
+// (test/e2e/no-aborted-requests.node.test.ts).
 async function launchPuppeteer(engine, { firefoxPrefs } = {}) {
   const puppeteer = (await import('puppeteer-core')).default;
   const browser =
@@ -256,12 +261,14 @@ async function launchPuppeteer(engine, { firefoxPrefs } = {}) {
           executablePath: firefoxPath(),
           protocol: 'webDriverBiDi',
           headless: true,
+          networkEnabled: false,
           extraPrefsFirefox: { ...FIREFOX_PREFS, ...firefoxPrefs },
         })
       : await puppeteer.launch({
           browser: 'chrome',
           executablePath: chromiumPath(),
           headless: true,
+          networkEnabled: false,
           args: CHROMIUM_ARGS.filter((a) => !a.startsWith('--headless')),
         });
   return {

@@ -215,9 +215,13 @@ describe('one /status poller per browser', () => {
   });
 
   it("a malformed or hostile message on the channel (wrong types, a prototype-polluting object, a huge string, devices that are no list, a next of Infinity or below 0, an at that is not finite) changes no tab's target or shown status", async () => {
-    const leader = tab();
+    // The leader must stay the leader throughout: a follower takes over from a leader silent for its next
+    // poll plus a request's timeout plus an interval, and with a 1 s timeout WebKit on a loaded 2-core
+    // machine stayed silent that long, so the first tab followed and rightly took the last status. A 60 s
+    // request timeout keeps the takeover out of this test; its fake network answers at once.
+    const leader = tab(60_000);
     await shows(leader, 'ready');
-    const second = tab();
+    const second = tab(60_000);
     await shows(second, 'ready');
     await pollsMore(second, 1, 0);
     const seenBefore = [leader.seen.length, second.seen.length];

@@ -72,8 +72,12 @@ describe("the WordPress plugin in Debian's WordPress (Chromium)", function () {
     if (SHOTS) mkdirSync(SHOTS, { recursive: true });
   });
 
+  // Each test's pages close when it ends: an admin page left open keeps polling WordPress (its heartbeat).
+  afterEach(async () => {
+    for (const context of contexts.splice(0)) await context.close();
+  });
+
   after(async () => {
-    for (const context of contexts) await context.close();
     await browser?.close();
     await site?.close();
     await sim?.close();
@@ -104,13 +108,17 @@ describe("the WordPress plugin in Debian's WordPress (Chromium)", function () {
     const page = await context.newPage();
     await raw(page).setViewport({ width: 1280, height: 900 });
     const account = other ?? (login ? { login, password: USERS[login] } : undefined);
-    if (account) {
-      await page.goto(`${site.url}/wp-login.php`);
-      await page.fill('#user_login', account.login);
-      await page.fill('#user_pass', account.password);
-      await page.clickAndWaitForLoad('#wp-submit');
+    if (!account) {
+      await page.goto(`${site.url}${path}`);
+      return { context, page };
     }
-    await page.goto(`${site.url}${path}`);
+    // Signed in on the way to `path` (redirect_to), as a link to a protected page does: the dashboard
+    // WordPress shows after a plain sign-in is the heaviest page of its admin, and no test reads it.
+    await page.goto(`${site.url}/wp-login.php?redirect_to=${encodeURIComponent(`${site.url}${path}`)}`);
+    await page.fill('#user_login', account.login);
+    await page.fill('#user_pass', account.password);
+    await page.clickAndWaitForLoad('#wp-submit');
+    if (new URL(await page.url()).pathname === '/wp-login.php') throw new Error(`${account.login} could not sign in`);
     return { context, page };
   }
 
@@ -118,10 +126,31 @@ describe("the WordPress plugin in Debian's WordPress (Chromium)", function () {
     if (SHOTS) await raw(page).screenshot({ path: join(SHOTS, `${name}.png`) });
   }
 
-  /** The token broker from Node, with a context's cookies (as its pages send them). */
-  async function broker(context: Context | undefined, init: RequestInit = {}): Promise<Response> {
+  /**
+   * The session cookies of `login` (or of the `other` account), signed in through wp-login.php's form from
+   * Node, for a test that calls the token broker as that user and reads no page.
+   */
+  async function session(login: keyof typeof USERS | undefined, other?: { login: string; password: string }): Promise<string> {
+    const account = other ?? { login: login!, password: USERS[login!] };
+    const reply = await fetch(`${site.url}/wp-login.php`, {
+      method: 'POST',
+      // WordPress refuses a sign-in without its test cookie ("cookies are blocked"), which its form page sets.
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Cookie: 'wordpress_test_cookie=WP%20Cookie%20check' },
+      body: new URLSearchParams({ log: account.login, pwd: account.password, testcookie: '1', redirect_to: `${site.url}/` }),
+      redirect: 'manual',
+    });
+    const cookies = reply.headers.getSetCookie().map((line) => line.split(';')[0]!);
+    if (reply.status !== 302 || !cookies.some((c) => c.startsWith('wordpress_logged_in_'))) {
+      throw new Error(`${account.login} could not sign in: HTTP ${reply.status}`);
+    }
+    return cookies.join('; ');
+  }
+
+  /** The token broker from Node, with a context's cookies (as its pages send them) or a session's. */
+  async function broker(signedIn: Context | string | undefined, init: RequestInit = {}): Promise<Response> {
     const headers = new Headers(init.headers);
-    if (context) headers.set('Cookie', (await context.cookies(site.url)).map((c) => `${c.name}=${c.value}`).join('; '));
+    if (typeof signedIn === 'string') headers.set('Cookie', signedIn);
+    else if (signedIn) headers.set('Cookie', (await signedIn.cookies(site.url)).map((c) => `${c.name}=${c.value}`).join('; '));
     return fetch(`${site.url}/wp-admin/admin-ajax.php?action=bioid_token`, { ...init, headers, redirect: 'manual' });
   }
 
@@ -278,8 +307,7 @@ describe("the WordPress plugin in Debian's WordPress (Chromium)", function () {
   it('a Subscriber is refused a token until the owner grants bioid_use_biometrics; a user removed from the site is refused even then', async () => {
     // Nobody has the plugin's capabilities after installing it, not even an administrator.
     for (const login of ['visitor', 'author', 'admin'] as const) {
-      const { context } = await as(login, '/');
-      const refused = await broker(context, { headers: { 'X-CSRF': '1' } });
+      const refused = await broker(await session(login), { headers: { 'X-CSRF': '1' } });
       assert.strictEqual(refused.status, 403, login);
       const text = await refused.text();
       assert.deepStrictEqual(JSON.parse(text), {
@@ -310,11 +338,10 @@ describe("the WordPress plugin in Debian's WordPress (Chromium)", function () {
     assert.strictEqual(await site.php("echo current_user_can('bioid_use_biometrics') ? 'yes' : 'no';", 'visitor'), 'yes');
     assert.include(await site.php(`echo do_shortcode('[bioid op="enroll" subject-id="${SUBJECT}"]');`, 'visitor'), '<bio-enroll');
     assert.include(await site.php(pastedEnroll, 'visitor'), '<bio-enroll');
-    const { context } = await as('visitor', '/');
-    const granted = await broker(context, { headers: { 'X-CSRF': '1' } });
+    const granted = await broker(await session('visitor'), { headers: { 'X-CSRF': '1' } });
     assert.strictEqual(granted.status, 200);
     assert.isString(((await granted.json()) as { access_token?: unknown }).access_token);
-    const author = await broker((await as('author', '/')).context, { headers: { 'X-CSRF': '1' } });
+    const author = await broker(await session('author'), { headers: { 'X-CSRF': '1' } });
     assert.strictEqual(author.status, 403, 'only the granted role');
 
     // Membership: a Subscriber removed from the site (its role meta deleted, as remove_user_from_blog does
@@ -324,14 +351,14 @@ describe("the WordPress plugin in Debian's WordPress (Chromium)", function () {
     await site.php(
       `$id = wp_insert_user(array('user_login' => 'outsider', 'user_pass' => ${JSON.stringify(outsider.password)}, 'user_email' => 'outsider@example.test', 'role' => 'subscriber')); global $wpdb; delete_user_meta($id, $wpdb->get_blog_prefix() . 'capabilities'); delete_user_meta($id, $wpdb->get_blog_prefix() . 'user_level');`,
     );
-    const removed = await broker((await as(undefined, '/', outsider)).context, { headers: { 'X-CSRF': '1' } });
+    const removed = await broker(await session(undefined, outsider), { headers: { 'X-CSRF': '1' } });
     assert.strictEqual(removed.status, 403);
     assert.notInclude(await removed.text(), 'access_token');
     await site.php("delete_transient('bioid_client_token');"); // the broker's test counts its own exchange
   });
 
   it('the token broker (admin-ajax.php?action=bioid_token) follows the broker contract, gated by the WordPress login and the grant', async () => {
-    const { context } = await as('visitor', '/');
+    const visitor = await session('visitor');
     const signedOut = await broker(undefined, { headers: { 'X-CSRF': '1' } });
     assert.strictEqual(signedOut.status, 401);
     assert.deepStrictEqual(await signedOut.json(), { error: 'Sign in to obtain a token.', reason: 'no-session' });
@@ -341,16 +368,16 @@ describe("the WordPress plugin in Debian's WordPress (Chromium)", function () {
     assert.strictEqual(crossSite.status, 401);
     assert.strictEqual((await crossSite.json()).reason, 'no-cookie');
 
-    const noCsrf = await broker(context);
+    const noCsrf = await broker(visitor);
     assert.strictEqual(noCsrf.status, 403);
     assert.strictEqual((await noCsrf.json()).reason, 'csrf');
 
-    const post = await broker(context, { method: 'POST', headers: { 'X-CSRF': '1' } });
+    const post = await broker(visitor, { method: 'POST', headers: { 'X-CSRF': '1' } });
     assert.strictEqual(post.status, 405);
     assert.strictEqual(post.headers.get('allow'), 'GET, OPTIONS');
 
     const before = sim.idp.tokenRequests;
-    const ok = await broker(context, { headers: { 'X-CSRF': '1', Origin: 'https://evil.example' } });
+    const ok = await broker(visitor, { headers: { 'X-CSRF': '1', Origin: 'https://evil.example' } });
     assert.strictEqual(ok.status, 200);
     assert.strictEqual(ok.headers.get('cache-control'), 'no-store');
     assert.isNull(ok.headers.get('access-control-allow-origin'), 'no grant for another origin');
@@ -358,7 +385,7 @@ describe("the WordPress plugin in Debian's WordPress (Chromium)", function () {
     assert.deepStrictEqual(Object.keys(body).sort(), ['access_token', 'expires_in', 'middleware_url']);
     assert.isAbove(body.expires_in, 0);
     assert.strictEqual(body.middleware_url, sim.middleware.url);
-    const again = (await (await broker(context, { headers: { 'X-CSRF': '1' } })).json()) as { access_token: string };
+    const again = (await (await broker(visitor, { headers: { 'X-CSRF': '1' } })).json()) as { access_token: string };
     assert.strictEqual(again.access_token, body.access_token, 'one cached client token for the site');
     assert.strictEqual(sim.idp.tokenRequests, before + 1);
 
@@ -376,14 +403,14 @@ describe("the WordPress plugin in Debian's WordPress (Chromium)", function () {
     assert.strictEqual(allowed.status, 204);
     assert.strictEqual(allowed.headers.get('access-control-allow-origin'), PORTAL);
     assert.match(allowed.headers.get('access-control-allow-headers') ?? '', /X-CSRF/i);
-    const fromPortal = await broker(context, { headers: { 'X-CSRF': '1', Origin: PORTAL } });
+    const fromPortal = await broker(visitor, { headers: { 'X-CSRF': '1', Origin: PORTAL } });
     assert.strictEqual(fromPortal.headers.get('access-control-allow-origin'), PORTAL);
     assert.strictEqual(fromPortal.headers.get('access-control-allow-credentials'), 'true');
 
     // The identity provider refuses the exchange: 502 with exactly { error }, nothing of the IdP's answer.
     await site.php("update_option('bioid_client_secret', 'wrong-secret');");
     try {
-      const failed = await broker(context, { headers: { 'X-CSRF': '1' } });
+      const failed = await broker(visitor, { headers: { 'X-CSRF': '1' } });
       assert.strictEqual(failed.status, 502);
       assert.deepStrictEqual(Object.keys(await failed.json()), ['error']);
     } finally {
@@ -395,13 +422,12 @@ describe("the WordPress plugin in Debian's WordPress (Chromium)", function () {
     // bioid-broker check (the contract's own probe, from the bioid-broker package): signed in, and with the
     // identity provider refusing.
     {
-      const cookie = (await context.cookies(site.url)).map((c) => `${c.name}=${c.value}`).join('; ');
       const check = async (...extra: string[]) => {
         const run = await runBin([
           'check',
           `${site.url}/wp-admin/admin-ajax.php?action=bioid_token`,
           '--cookie',
-          cookie,
+          visitor,
           '--origin',
           PORTAL,
           ...extra,
@@ -714,8 +740,7 @@ describe("the WordPress plugin in Debian's WordPress (Chromium)", function () {
       const token = await site.php(
         "delete_transient('bioid_client_token'); $t = bioid_client_token(); echo is_wp_error($t) ? 'error: ' . $t->get_error_code() : 'token';",
       );
-      const { context } = await as('visitor', '/');
-      const brokered = await broker(context, { headers: { 'X-CSRF': '1' } });
+      const brokered = await broker(await session('visitor'), { headers: { 'X-CSRF': '1' } });
       assert.strictEqual(hits, 0, "no request reached the administrator's server");
       assert.strictEqual(token, 'token', 'the exchange goes to the identity provider wp-config.php names');
       assert.strictEqual(brokered.status, 200);
