@@ -1,8 +1,15 @@
-// Browser tests in Chromium, Firefox and WebKit (scripts/wtr-engines.mjs; BIOID_ENGINES narrows them): runtime-neutral core tests (*.test.ts, also run in Node) and
-// browser-only tests (*.browser.test.ts). Node-only tests (*.node.test.ts) are excluded.
-// Every test file uses mocha's globals (describe, it, before, after…); runtime-neutral tests import
-// chai's assert from 'chai', browser-only tests use @open-wc/testing (chai's expect/assert, fixture).
-import { readFileSync } from 'node:fs';
+// Browser tests in Chromium, Firefox and WebKit (scripts/wtr-engines.mjs; BIOID_ENGINES narrows them): runtime-neutral
+// core tests (*.test.ts, also run in Node) and browser-only tests (*.browser.test.ts). Node-only tests
+// (*.node.test.ts) are excluded. Every test file uses mocha's globals (describe, it, before, after…);
+// runtime-neutral tests import chai's assert from 'chai', browser-only tests use @open-wc/testing (chai's
+// expect/assert, fixture).
+//
+// The runtime-neutral files run together, in one page per engine (NEUTRAL_PAGE): a page of its own cost
+// each file about a second of CPU in Firefox and in Chromium to load, more than most of their tests, and a
+// second of the browser stage's length in WebKit. They share a realm in Node too (a mocha worker runs one
+// file after another), and none may have a hook outside its describe() (checked below).
+import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { createServer } from 'node:http';
 import { text } from 'node:stream/consumers';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +18,25 @@ import { selectedEngines } from './scripts/engines.mjs';
 import { engineLauncher } from './scripts/wtr-engines.mjs';
 
 const LOOPBACK = '127.0.0.1';
+
+/** The files under `dir` named *.test.ts but not *.node.test.ts or *.browser.test.ts, as paths from the root. */
+function runtimeNeutral(dir) {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return runtimeNeutral(path);
+    return /(?<!\.node|\.browser)\.test\.ts$/.test(name) ? [path.replaceAll('\\', '/')] : [];
+  });
+}
+const NEUTRAL = runtimeNeutral('test');
+// A hook outside describe() would wrap every file of the shared page, not its own.
+for (const path of NEUTRAL) {
+  if (/^(?:before|after)(?:Each)?\(/m.test(readFileSync(path, 'utf8'))) {
+    throw new Error(`${path}: move its top-level before/after hook into its describe(); the runtime-neutral files share one page.`);
+  }
+}
+const NEUTRAL_PAGE = 'node_modules/.cache/bioid-wtr/runtime-neutral.test.js';
+mkdirSync(dirname(NEUTRAL_PAGE), { recursive: true });
+writeFileSync(NEUTRAL_PAGE, NEUTRAL.map((path) => `import '/${path}';\n`).join(''));
 
 /** A second origin (loopback, port 0) serving the same files without CORS headers, for cross-origin tests. */
 let secondOrigin;
@@ -26,7 +52,8 @@ const listen = (server, port) =>
   });
 
 export default {
-  files: ['test/**/*.test.ts', '!test/**/*.node.test.ts', '!node_modules/**'],
+  // The shared page first: it is the longest, and the last file of an engine runs alone.
+  files: [NEUTRAL_PAGE, 'test/**/*.browser.test.ts'],
   nodeResolve: { exportConditions: ['browser', 'development'] },
   rootDir: fileURLToPath(new URL('.', import.meta.url)),
   hostname: LOOPBACK,
