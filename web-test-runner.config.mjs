@@ -52,7 +52,7 @@ const listen = (server, port) =>
   });
 
 export default {
-  // The shared page first: it is the longest, and the last file of an engine runs alone.
+  // The shared page first: it is among the longest, and an engine's last file runs alone.
   files: [NEUTRAL_PAGE, 'test/**/*.browser.test.ts'],
   nodeResolve: { exportConditions: ['browser', 'development'] },
   rootDir: fileURLToPath(new URL('.', import.meta.url)),

@@ -5,11 +5,11 @@
 // contains "broker" or "watch-status". TypeScript is loaded through tsx (--import tsx).
 // Three files run at once (--parallel --jobs 3), each in a worker process of its own root suite, so a
 // file's top-level before/after hooks only wrap that file. Three on two cores: many files spend much of
-// their time waiting (on a browser, PHP, a server's answer, a liveness interval), and with two at once
-// the machine sat a tenth idle; with three it is busy throughout, and the stage took 341 s instead of 367 s. Tests start servers on 127.0.0.1 port 0.
+// their time waiting (on a browser, PHP, a server's answer, a liveness interval), and with two at once the
+// machine sat a tenth idle; with three it is busy throughout. Tests start servers on 127.0.0.1 port 0.
 // The files start longest first, by their last measured time (scripts/test-durations.json, seconds; a file
-// not listed yet starts first), so the two workers finish together instead of one running a long file
-// alone at the end. `npm run test:node -- --record-durations` runs the files and writes their times there.
+// not listed yet starts first), so the workers finish together instead of one running a long file alone
+// at the end. `npm run test:node -- --record-durations` runs the files and writes their times there.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
