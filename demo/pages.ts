@@ -94,11 +94,11 @@ ${scripts.map((s) => (s.startsWith('module:') ? `<script type="module" src="${es
 </head>
 <body>
 <header class="top"><strong class="brand">bioid-sdk demo</strong>${nav}</header>
+${controls}
 <main>
 <h1>${escapeHtml(o.title)}</h1>
 ${o.body}
 </main>
-${controls}
 </body>
 </html>`;
 }
@@ -245,7 +245,8 @@ export function embeddedPage(ctx: PageContext): string {
     body: `<p>The page below is in an iframe, as a CMS or a portal embeds it. Chromium lets a page in an iframe reach this computer's
 local service only when the iframe allows it, in the permission's new and old name: <code>allow="${escapeHtml(EMBED_ALLOW)}"</code>
 (every level of nested iframes needs it). Serve both pages over https outside your own machine.</p>
-<iframe src="/embedded/frame" allow="${escapeHtml(EMBED_ALLOW)}" title="Verify, embedded" class="embedded"></iframe>`,
+<script src="/demo-assets/embedded.js"></script>
+<iframe src="/embedded/frame" allow="${escapeHtml(EMBED_ALLOW)}" title="Verify, embedded" class="embedded" data-fit-content></iframe>`,
   });
 }
 
@@ -259,6 +260,7 @@ export function embeddedFramePage(ctx: PageContext): string {
 <title>Verify, embedded · bioid-sdk demo</title>
 <link rel="stylesheet" href="/demo-assets/demo.css">
 <script src="/bioid-elements.js" defer></script>
+<script src="/demo-assets/frame-height.js" defer></script>
 </head>
 <body class="frame">
 <bio-reader-status ${attrs}></bio-reader-status>
@@ -279,11 +281,24 @@ ${subjectInput()}
 ${eventLog()}`;
 }
 
-export function signInPage(o: { next: string; error?: string; username?: string }): string {
+/**
+ * `credentials`: the demo's own, shown so a colleague can sign in without the terminal that printed them;
+ * absent where the password was set (npm start shows only its printed defaults, demo/main.ts).
+ */
+export function signInPage(o: {
+  next: string;
+  error?: string;
+  username?: string;
+  credentials?: { username: string; password: string } | undefined;
+}): string {
+  const credentials = o.credentials
+    ? `<p class="credentials">This demo's sign-in: user name <strong>${escapeHtml(o.credentials.username)}</strong>, password <strong>${escapeHtml(o.credentials.password)}</strong>.</p>`
+    : '';
   return layout({
     title: 'Sign in',
     ctx: undefined,
     body: `<p>This session gates the token broker: signed out, <code>/token</code> answers 401.</p>
+${credentials}
 ${o.error ? `<p class="outcome bad" role="alert">${escapeHtml(o.error)}</p>` : ''}
 <form method="post" action="/signin" class="signin">
   <input type="hidden" name="next" value="${escapeHtml(o.next)}">

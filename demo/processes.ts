@@ -104,6 +104,8 @@ export async function startWorld(config: DemoConfig): Promise<World> {
       localServiceUrl: local.info.url!,
       kiosk: { workstationId, deviceId },
       user: { username: config.username, password: config.password },
+      // Only the printed default is shown; a password from the environment never is (demo/main.ts).
+      showCredentials: config.defaulted.has('password'),
       ...(config.trustProxy === undefined ? {} : { trustProxy: config.trustProxy }),
     });
     started.push(app);

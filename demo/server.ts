@@ -48,6 +48,8 @@ export interface DemoServerOptions {
   kiosk: { workstationId: string; deviceId: string };
   /** The demo sign-in. */
   user: { username: string; password: string };
+  /** The sign-in page shows `user` (the printed demo defaults); not where the password was set. */
+  showCredentials?: boolean;
   /** Where the built package is; default `<repo>/dist`. */
   distDir?: string;
   /** Tests: a `report-uri` for the pages' Content-Security-Policy, so violations are seen in every engine. */
@@ -205,7 +207,8 @@ export function createDemoApp(options: DemoServerOptions, origin: () => string) 
     const url = typeof value === 'string' && URL.canParse(value) ? new URL(value) : undefined;
     return url?.origin === origin() ? `${url.pathname}${url.search}` : undefined;
   };
-  app.get('/signin', (req, res) => html(res, signInPage({ next: safeNext(req.query.next ?? returnTo(req.query.return_to)) })));
+  const credentials = options.showCredentials ? options.user : undefined;
+  app.get('/signin', (req, res) => html(res, signInPage({ next: safeNext(req.query.next ?? returnTo(req.query.return_to)), credentials })));
   app.post('/signin', sameOriginPost, (req, res) => {
     const { username, password, next } = (req.body ?? {}) as Record<string, unknown>;
     const name = typeof username === 'string' ? username : '';
@@ -215,12 +218,12 @@ export function createDemoApp(options: DemoServerOptions, origin: () => string) 
       const minutes = Math.ceil(waitMs / 60_000);
       res.set('Retry-After', String(Math.ceil(waitMs / 1000)));
       const error = `Too many failed sign-ins for this user from your address. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
-      return html(res, signInPage({ next: safeNext(next), error, username: name }), 429);
+      return html(res, signInPage({ next: safeNext(next), error, username: name, credentials }), 429);
     }
     const ok = sameSecret(username, options.user.username) && sameSecret(password, options.user.password);
     if (!ok) {
       signInLimiter.failed(address, name);
-      return html(res, signInPage({ next: safeNext(next), error: 'Wrong user name or password.', username: name }), 401);
+      return html(res, signInPage({ next: safeNext(next), error: 'Wrong user name or password.', username: name, credentials }), 401);
     }
     signInLimiter.succeeded(address, name);
     const created = sessions.signIn(options.user.username, req.get('cookie'));

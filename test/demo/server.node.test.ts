@@ -57,6 +57,18 @@ describe('demo app: session, session-gated broker, pages', () => {
     assert.strictEqual(await nextOf('not a url'), '/');
   });
 
+  it('the sign-in page shows the credentials only when told to (the printed demo defaults), never a password that was set', async () => {
+    const page = await (await fetch(`${demo.url}/signin`)).text();
+    assert.notInclude(page, USER.password);
+    const showing = await startDemoServer({ ...demoServerOptionsFor(sim, CLIENT, USER), showCredentials: true });
+    try {
+      const shown = await (await fetch(`${showing.url}/signin`)).text();
+      assert.include(shown, `user name <strong>${USER.username}</strong>, password <strong>${USER.password}</strong>`);
+    } finally {
+      await showing.close();
+    }
+  });
+
   it('cross-site form posts are refused', async () => {
     const reply = await fetch(`${demo.url}/signin`, {
       method: 'POST',

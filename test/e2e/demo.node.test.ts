@@ -125,6 +125,14 @@ for (const engine of selectedEngines())
           await page.evaluate(() => document.querySelector('iframe')!.getAttribute('allow')),
           'loopback-network; local-network-access',
         );
+        // The frame is as tall as its page, whatever the verify left on the card: nothing clipped, no
+        // scroll bar, no gap (demo/public/frame-height.js and embedded.js).
+        await page.waitForFunction(() => {
+          const frame = document.querySelector('iframe')!;
+          const { body, documentElement } = frame.contentDocument!;
+          const content = body.getBoundingClientRect().bottom + parseFloat(getComputedStyle(body).marginBottom);
+          return documentElement.scrollHeight <= documentElement.clientHeight && Math.abs(documentElement.clientHeight - content) <= 1;
+        });
       } finally {
         await context.close();
       }

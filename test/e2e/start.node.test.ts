@@ -120,7 +120,13 @@ describe('npm start / npm run simulate', function () {
     const page = await fetch(new URL('/signin', started.ready));
     assert.strictEqual(page.status, 200);
     assert.match(page.headers.get('content-security-policy') ?? '', /script-src 'self'/);
-    assert.match(await page.text(), /<script src="\/bioid-elements.js" defer><\/script>/);
+    const signIn = await page.text();
+    assert.match(signIn, /<script src="\/bioid-elements.js" defer><\/script>/);
+    assert.match(
+      signIn,
+      /user name <strong>demo<\/strong>, password <strong>fingerprint<\/strong>/,
+      'the sign-in page shows the demo credentials',
+    );
     const bundle = await fetch(new URL('/bioid-elements.js', started.ready));
     assert.strictEqual(bundle.status, 200);
 
