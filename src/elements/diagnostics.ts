@@ -11,6 +11,9 @@ import { translations, type LocalizeController } from './localize.js';
 import type { Settings } from './settings.js';
 import { de, en, es, fr } from './translations/diagnostics.js';
 
+/** A finding word by word, each a unit the line breaks around (styles.ts), not after an id's hyphen. */
+const words = (text: string | undefined) => text?.split(' ').map((word, i) => html`${i ? ' ' : ''}<span>${word}</span>`);
+
 // The strings of the panel join the built-in languages (a page's own strings still come first, localize.ts).
 for (const [lang, strings] of Object.entries({ en, de, fr, es })) Object.assign(translations[lang], strings);
 
@@ -102,7 +105,7 @@ export class DiagnosticsPanel {
             ([id, { status, found, cause, message }]) => html`<dt>${id}</dt>
               <dd part="row" data-row=${id}>
                 ${status ? html`<span part="word" data-status=${status} class=${status === 'ok' ? 'done' : status === 'checking' ? '' : 'failed'}>${status}</span>` : nothing}
-                <span part="finding" title=${id === 'browser' ? found! : nothing}>${found} ${cause ? localize.term(cause) : ''}</span>
+                <span part="finding" title=${id === 'browser' ? found! : nothing}>${id === 'browser' ? found : words(found)} ${cause ? localize.term(cause) : ''}</span>
                 ${message ? html`<p part="error" class="detail">${message}</p>` : nothing}
               </dd>`,
           )}

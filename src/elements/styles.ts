@@ -139,6 +139,12 @@ export const baseStyles = css`
   [part='finding'] {
     flex: 1;
   }
+  /* Each word of a finding whole where it fits a line: "ws-demo-1: dev-1" never breaks after "dev-" at 320px; a longer one (a URL) still wraps. */
+  [part='finding'] > span {
+    display: inline-block;
+    max-inline-size: 100%;
+    overflow-wrap: anywhere;
+  }
   dd > p {
     flex-basis: 100%;
   }

@@ -51,6 +51,37 @@ describe('<bio-diagnostics>', () => {
   let net: Net;
   afterEach(restoreNetwork);
 
+  it('a finding breaks between its words, never inside an id that fits a line ("ws-demo-1: reader-left-1" never leaves "1" alone)', async () => {
+    net = world((n) =>
+      n.on('GET', `${LOCAL}/status`, () => json({ workstationId: 'ws-demo-1', devices: [{ deviceId: 'reader-left-1', connected: true }] })),
+    );
+    const el = await fixture<BioDiagnostics>(`<bio-diagnostics ${ATTRS} style="inline-size: 60em"></bio-diagnostics>`);
+    await el.start();
+    await el.updateComplete;
+    const finding = el.shadowRoot!.querySelector('[data-row="local-service"] [part="finding"]')!;
+    expect(finding.textContent!.replace(/\s+/g, ' ').trim()).to.equal('ws-demo-1: reader-left-1');
+    const walker = document.createTreeWalker(finding, NodeFilter.SHOW_TEXT);
+    const texts: Text[] = [];
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) texts.push(node as Text);
+    /** The finding's text from `from` (its start when absent) to the end of `to`, across its text nodes. */
+    const span = (to: string, from?: string) => {
+      const range = document.createRange();
+      const start = from === undefined ? texts[0]! : texts.find((t) => t.data.includes(from))!;
+      range.setStart(start, from === undefined ? 0 : start.data.indexOf(from));
+      const end = texts.find((t) => t.data.includes(to))!;
+      range.setEnd(end, end.data.indexOf(to) + to.length);
+      return range;
+    };
+    // The panel narrowed until "ws-demo-1: reader-" fits a line and "ws-demo-1: reader-left-1" does not: the
+    // width where a browser breaks after a hyphen of the id unless the id is kept whole.
+    const fits = span('reader-').getBoundingClientRect().width;
+    const whole = span('reader-left-1').getBoundingClientRect().width;
+    el.style.inlineSize = `${el.getBoundingClientRect().width - finding.getBoundingClientRect().width + (fits + whole) / 2}px`;
+    await el.updateComplete;
+    const boxes = [...span('reader-left-1', 'reader-left-1').getClientRects()].filter((r) => r.width > 0);
+    expect(boxes, 'reader-left-1 on one line').to.have.length(1);
+  });
+
   it('all is well: local service with workstation and devices, test capture with image and quality, a token, a middleware that answers, versions', async () => {
     net = world();
     const { el, report, row } = await diagnose();
