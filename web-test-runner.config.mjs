@@ -8,26 +8,19 @@
 // each file about a second of CPU in Firefox and in Chromium to load, more than most of their tests, and a
 // second of the browser stage's length in WebKit. They share a realm in Node too (a mocha worker runs one
 // file after another), and none may have a hook outside its describe() (checked below).
-import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { createServer } from 'node:http';
 import { text } from 'node:stream/consumers';
 import { fileURLToPath } from 'node:url';
 import { esbuildPlugin } from '@web/dev-server-esbuild';
 import { selectedEngines } from './scripts/engines.mjs';
 import { engineLauncher } from './scripts/wtr-engines.mjs';
+import { isRuntimeNeutral, testFiles } from './scripts/test-files.mjs';
 
 const LOOPBACK = '127.0.0.1';
 
-/** The files under `dir` named *.test.ts but not *.node.test.ts or *.browser.test.ts, as paths from the root. */
-function runtimeNeutral(dir) {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return runtimeNeutral(path);
-    return /(?<!\.node|\.browser)\.test\.ts$/.test(name) ? [path.replaceAll('\\', '/')] : [];
-  });
-}
-const NEUTRAL = runtimeNeutral('test');
+const NEUTRAL = testFiles().filter(isRuntimeNeutral);
 // A hook outside describe() would wrap every file of the shared page, not its own.
 for (const path of NEUTRAL) {
   if (/^(?:before|after)(?:Each)?\(/m.test(readFileSync(path, 'utf8'))) {

@@ -11,25 +11,19 @@
 // not listed yet starts first), so the workers finish together instead of one running a long file alone
 // at the end. `npm run test:node -- --record-durations` runs the files and writes their times there.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-
-function find(dir) {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return name === 'node_modules' ? [] : find(path);
-    return /\.test\.ts$/.test(name) && !/\.browser\.test\.ts$/.test(name) ? [path] : [];
-  });
-}
+import { runsInNode, testFiles } from './test-files.mjs';
 
 const DURATIONS = 'scripts/test-durations.json';
 const record = process.argv.includes('--record-durations');
 const filter = process.argv.slice(2).filter((arg) => arg !== '--record-durations');
 const known = JSON.parse(readFileSync(DURATIONS, 'utf8'));
-const seconds = (file) => known[file.split('\\').join('/')] ?? Infinity;
-const files = find('test')
+const seconds = (file) => known[file] ?? Infinity;
+const files = testFiles()
+  .filter(runsInNode)
   .filter((f) => filter.length === 0 || filter.some((part) => f.includes(part)))
   .sort((a, b) => seconds(b) - seconds(a) || a.localeCompare(b));
 if (files.length === 0) {

@@ -64,7 +64,7 @@ describe('<bio-diagnostics>', () => {
     const texts: Text[] = [];
     for (let node = walker.nextNode(); node; node = walker.nextNode()) texts.push(node as Text);
     /** The finding's text from `from` (its start when absent) to the end of `to`, across its text nodes. */
-    const span = (to: string, from?: string) => {
+    const textRange = (to: string, from?: string) => {
       const range = document.createRange();
       const start = from === undefined ? texts[0]! : texts.find((t) => t.data.includes(from))!;
       range.setStart(start, from === undefined ? 0 : start.data.indexOf(from));
@@ -74,11 +74,11 @@ describe('<bio-diagnostics>', () => {
     };
     // The panel narrowed until "ws-demo-1: reader-" fits a line and "ws-demo-1: reader-left-1" does not: the
     // width where a browser breaks after a hyphen of the id unless the id is kept whole.
-    const fits = span('reader-').getBoundingClientRect().width;
-    const whole = span('reader-left-1').getBoundingClientRect().width;
+    const fits = textRange('reader-').getBoundingClientRect().width;
+    const whole = textRange('reader-left-1').getBoundingClientRect().width;
     el.style.inlineSize = `${el.getBoundingClientRect().width - finding.getBoundingClientRect().width + (fits + whole) / 2}px`;
     await el.updateComplete;
-    const boxes = [...span('reader-left-1', 'reader-left-1').getClientRects()].filter((r) => r.width > 0);
+    const boxes = [...textRange('reader-left-1', 'reader-left-1').getClientRects()].filter((r) => r.width > 0);
     expect(boxes, 'reader-left-1 on one line').to.have.length(1);
   });
 

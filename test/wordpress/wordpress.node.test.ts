@@ -127,11 +127,11 @@ describe("the WordPress plugin in Debian's WordPress (Chromium)", function () {
   }
 
   /**
-   * The session cookies of `login` (or of the `other` account), signed in through wp-login.php's form from
-   * Node, for a test that calls the token broker as that user and reads no page.
+   * The session cookies of `who` (a user of USERS, or another account), signed in through wp-login.php's
+   * form from Node, for a test that calls the token broker as that user and reads no page.
    */
-  async function session(login: keyof typeof USERS | undefined, other?: { login: string; password: string }): Promise<string> {
-    const account = other ?? { login: login!, password: USERS[login!] };
+  async function session(who: keyof typeof USERS | { login: string; password: string }): Promise<string> {
+    const account = typeof who === 'string' ? { login: who, password: USERS[who] } : who;
     const reply = await fetch(`${site.url}/wp-login.php`, {
       method: 'POST',
       // WordPress refuses a sign-in without its test cookie ("cookies are blocked"), which its form page sets.
@@ -146,11 +146,10 @@ describe("the WordPress plugin in Debian's WordPress (Chromium)", function () {
     return cookies.join('; ');
   }
 
-  /** The token broker from Node, with a context's cookies (as its pages send them) or a session's. */
-  async function broker(signedIn: Context | string | undefined, init: RequestInit = {}): Promise<Response> {
+  /** The token broker from Node, with a session's cookies (session()) or signed out. */
+  async function broker(cookie: string | undefined, init: RequestInit = {}): Promise<Response> {
     const headers = new Headers(init.headers);
-    if (typeof signedIn === 'string') headers.set('Cookie', signedIn);
-    else if (signedIn) headers.set('Cookie', (await signedIn.cookies(site.url)).map((c) => `${c.name}=${c.value}`).join('; '));
+    if (cookie) headers.set('Cookie', cookie);
     return fetch(`${site.url}/wp-admin/admin-ajax.php?action=bioid_token`, { ...init, headers, redirect: 'manual' });
   }
 
@@ -351,7 +350,7 @@ describe("the WordPress plugin in Debian's WordPress (Chromium)", function () {
     await site.php(
       `$id = wp_insert_user(array('user_login' => 'outsider', 'user_pass' => ${JSON.stringify(outsider.password)}, 'user_email' => 'outsider@example.test', 'role' => 'subscriber')); global $wpdb; delete_user_meta($id, $wpdb->get_blog_prefix() . 'capabilities'); delete_user_meta($id, $wpdb->get_blog_prefix() . 'user_level');`,
     );
-    const removed = await broker(await session(undefined, outsider), { headers: { 'X-CSRF': '1' } });
+    const removed = await broker(await session(outsider), { headers: { 'X-CSRF': '1' } });
     assert.strictEqual(removed.status, 403);
     assert.notInclude(await removed.text(), 'access_token');
     await site.php("delete_transient('bioid_client_token');"); // the broker's test counts its own exchange
