@@ -37,7 +37,7 @@ export class BioEnrolled extends SubjectMixin<EnrolledRecords>(BioOperationEleme
         ${recordsOf(result).map(
           (record) =>
             html`<li part="result">${asText(record?.enrollmentId)}: ${localize.date(record?.createdAt)}${
-              typeof record?.quality === 'number' ? ` (${localize.number(record.quality)})` : ''
+              typeof record?.quality === 'number' ? ` (${localize.term('quality', { quality: localize.number(record.quality) })})` : ''
             }</li>`,
         )}
       </ul>

@@ -136,8 +136,9 @@ export const baseStyles = css`
     flex-wrap: wrap;
     column-gap: 0.5em;
   }
+  /* A finding too narrow for 6em beside its status word (a long word, "unreachable", at 320px) goes below it, whole width, not a word per line. */
   [part='finding'] {
-    flex: 1;
+    flex: 1 1 6em;
   }
   /* Each word of a finding whole where it fits a line: "ws-demo-1: dev-1" never breaks after "dev-" at 320px; a longer one (a URL) still wraps. */
   [part='finding'] > span {

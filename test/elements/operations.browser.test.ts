@@ -93,7 +93,8 @@ describe('operation elements: happy paths', () => {
     expect(result.records).to.have.length(1);
     await el.updateComplete;
     expect(shadowText(el)).to.contain('Enrolled fingerprints: 1');
-    expect(el.shadowRoot!.querySelector('[part="result"]')!.textContent).to.contain('enr-1');
+    // Each record says what its number is: "quality 88", never a bare "(88)".
+    expect(el.shadowRoot!.querySelector('[part="result"]')!.textContent).to.match(/^enr-1: .+ \(quality 88\)$/);
     expect(net.callsTo('http://127.0.0.1:18065/status')).to.have.length(0);
   });
 

@@ -66,7 +66,8 @@ describe('bio-reader-status', () => {
     const advice = el.shadowRoot!.querySelector('[part="advice"]')!.textContent!;
     expect(advice).to.contain('Start the fingerprint companion app');
     expect(advice).to.match(/local network/);
-    expect(advice).to.contain('workstation-id and device-id');
+    expect(advice).to.contain('ask your administrator to set this page to a fixed reader');
+    expect(advice, 'no attribute names for the person at the reader').not.to.match(/workstation-id|device-id/);
     await expect(el).to.be.accessible();
   });
 

@@ -30,18 +30,18 @@ async function showScene(name: string): Promise<void> {
   const status = once(el, 'bio-status', (d) => d.state === scene.until);
   stage.append(parent);
   await el.updateComplete;
-  if (scene.until === 'ready' || scene.until === 'unreachable') {
-    await status;
-  } else if (scene.until === 'diagnosed') {
+  if (scene.until === 'diagnosed') {
     await (el as unknown as { start(): Promise<string> }).start();
-  } else if (scene.until === 'waiting') {
-    const dispatched = once(el, 'bio-progress', (d) => d.phase === 'dispatched');
+  } else if (scene.until === 'locating' || scene.until === 'waiting') {
+    const reached = once(el, 'bio-progress', (d) => d.phase === (scene.until === 'waiting' ? 'dispatched' : scene.until));
     el.start().catch(() => {});
-    await dispatched;
+    await reached;
   } else if (scene.until === 'settled') {
     const done = Promise.race([once(el, 'bio-result'), once(el, 'bio-error')]);
     el.start().catch(() => {});
     await done;
+  } else if (scene.until !== 'idle') {
+    await status; // a state of <bio-reader-status>
   }
   await el.updateComplete;
   if (scene.freezeAt !== undefined) {

@@ -13,7 +13,9 @@ const ATTRS = `middleware-url="${MW}" token-endpoint="${BROKER}" local-service-u
 
 export type Net = ReturnType<typeof fakeNetwork>;
 /** How a scene comes to rest: untouched, a finished operation, or one left waiting for the finger. */
-export type Until = 'idle' | 'settled' | 'waiting' | 'ready' | 'unreachable' | 'diagnosed';
+export type Until = 'idle' | 'settled' | 'locating' | 'waiting' | 'diagnosed' | ReaderStatusState;
+/** The states of <bio-reader-status> a scene may wait for (its bio-status event's `state`). */
+export type ReaderStatusState = 'checking' | 'ready' | 'no-device' | 'pinned' | 'unreachable';
 
 export interface Scene {
   name: string;
@@ -31,6 +33,8 @@ export interface Scene {
   width?: number;
 }
 
+const enroll = `<bio-enroll ${ATTRS} subject-id="alice"></bio-enroll>`;
+const readerStatus = `<bio-reader-status local-service-url="${LOCAL}"></bio-reader-status>`;
 const verify = (extra = '') => `<bio-verify ${ATTRS} subject-id="alice" ${extra}></bio-verify>`;
 const route = (method: string, path: string, handler: Handler) => (net: Net) => net.on(method, path, handler);
 const verifyAnswers = (handler: Handler) => route('POST', `${MW}/orchestrator/verify`, handler);
@@ -38,6 +42,8 @@ const offline = verifyAnswers(() => json({ error: 'workstation_offline', message
 
 export const SCENES: Scene[] = [
   { name: 'verify-idle', markup: verify(), until: 'idle' },
+  // Before the dispatch: the reader being located (its status not answered yet), the second of three steps.
+  { name: 'verify-locating', markup: verify(), routes: route('GET', `${LOCAL}/status`, hang), until: 'locating' },
   { name: 'verify-waiting', markup: verify(), routes: verifyAnswers(hang), until: 'waiting' },
   {
     name: 'verify-waiting-animated',
@@ -54,7 +60,10 @@ export const SCENES: Scene[] = [
     routes: verifyAnswers(() => json({ subjectId: 'alice', match: false, score: 0.12, verificationId: 'ver-43' })),
     until: 'settled',
   },
-  { name: 'enroll-done', markup: `<bio-enroll ${ATTRS} subject-id="alice"></bio-enroll>`, until: 'settled' },
+  { name: 'enroll-idle', markup: enroll, until: 'idle' },
+  { name: 'enroll-waiting', markup: enroll, routes: route('POST', `${MW}/orchestrator/enroll`, hang), until: 'waiting' },
+  { name: 'enroll-done', markup: enroll, until: 'settled' },
+  { name: 'search-idle', markup: `<bio-search ${ATTRS}></bio-search>`, until: 'idle' },
   { name: 'search-candidates', markup: `<bio-search ${ATTRS}></bio-search>`, until: 'settled' },
   {
     name: 'search-no-candidates',
@@ -63,6 +72,12 @@ export const SCENES: Scene[] = [
     until: 'settled',
   },
   { name: 'enrolled-records', markup: `<bio-enrolled ${ATTRS} subject-id="alice"></bio-enrolled>`, until: 'settled' },
+  {
+    name: 'enrolled-none',
+    markup: `<bio-enrolled ${ATTRS} subject-id="alice"></bio-enrolled>`,
+    routes: route('GET', `${MW}/biometrics/alice`, () => json({ subjectId: 'alice', records: [] })),
+    until: 'settled',
+  },
   // One scene per error class: each localized summary the elements have.
   {
     name: 'error-session-expired',
@@ -122,20 +137,50 @@ export const SCENES: Scene[] = [
   { name: 'rtl-waiting', markup: verify(), wrap: 'dir="rtl"', routes: verifyAnswers(hang), until: 'waiting' },
   { name: 'rtl-match', markup: verify(), wrap: 'dir="rtl"', until: 'settled' },
   // <bio-reader-status> shares the card and the palette.
-  { name: 'reader-status-ready', markup: `<bio-reader-status local-service-url="${LOCAL}"></bio-reader-status>`, until: 'ready' },
+  { name: 'reader-status-checking', markup: readerStatus, routes: route('GET', `${LOCAL}/status`, hang), until: 'checking' },
+  { name: 'reader-status-ready', markup: readerStatus, until: 'ready' },
+  {
+    name: 'reader-status-no-device',
+    markup: readerStatus,
+    routes: route('GET', `${LOCAL}/status`, () => json({ workstationId: 'ws-7', devices: [{ deviceId: 'dev-1', connected: false }] })),
+    until: 'no-device',
+  },
+  {
+    name: 'reader-status-pinned',
+    markup: `<bio-reader-status local-service-url="${LOCAL}" workstation-id="ws-7" device-id="dev-1"></bio-reader-status>`,
+    until: 'pinned',
+  },
   {
     name: 'reader-status-unreachable',
-    markup: `<bio-reader-status local-service-url="${LOCAL}"></bio-reader-status>`,
+    markup: readerStatus,
     routes: route('GET', `${LOCAL}/status`, refuse),
     until: 'unreachable',
   },
   // <bio-diagnostics> too (its browser row reads the user agent, which the test fixes), on a phone and a desktop, in both themes.
   diagnostics('diagnostics'),
+  diagnostics('diagnostics-failing', { routes: diagnosticsFailing }),
   diagnostics('diagnostics-320', { width: 320 }),
+  // A long status word ("unreachable") leaves its finding too little room beside it: the finding goes below.
+  diagnostics('diagnostics-failing-320', { width: 320, routes: diagnosticsFailing }),
   diagnostics('diagnostics-320-dark', { width: 320, colorScheme: 'dark' }),
   diagnostics('diagnostics-desktop', { width: 1280 }),
   diagnostics('diagnostics-desktop-dark', { width: 1280, colorScheme: 'dark' }),
 ];
+
+/**
+ * The scenes that picture a state of an element, each once: not the variants of one (another theme, width,
+ * direction or moment of its animation). The state sheets of `npm run screenshot -- --states` show each of
+ * these in both themes, at 320 px and on a desktop.
+ */
+export const STATES: Scene[] = SCENES.filter(
+  (s) => !s.colorScheme && !s.width && !s.wrap && s.freezeAt === undefined && !s.markup.includes(' theme='),
+);
+
+/** <bio-diagnostics> where neither the local service nor the middleware answers. */
+function diagnosticsFailing(net: Net): void {
+  net.on('GET', `${LOCAL}/status`, refuse);
+  net.on('GET', `${MW}/`, refuse);
+}
 
 /** A <bio-diagnostics> scene: every check answered, a test capture with its image, the middleware there without a token (401). */
 function diagnostics(name: string, extra: Partial<Scene> = {}): Scene {

@@ -17,6 +17,7 @@ export const de: ElementStrings = {
   records: 'Registrierte Fingerabdrücke: {count}',
   noRecords: 'Keine registrierten Fingerabdrücke.',
   score: 'Wert {score}',
+  quality: 'Qualität {quality}',
   required: 'Bitte zuerst den Fingerabdruck prüfen.',
   'session-expired.title': 'Sitzung beendet',
   'session-expired': 'Ihre Sitzung ist abgelaufen. Bitte neu anmelden.',
@@ -77,6 +78,6 @@ export const de: ElementStrings = {
   advicePrompt: 'Wenn der Browser nach Zugriff auf das lokale Netzwerk fragt, erlauben Sie ihn.',
   adviceBlocked:
     'Erlauben Sie den Zugriff auf das lokale Netzwerk in den Website-Einstellungen (Symbol vor der Adresse) und laden Sie die Seite neu.',
-  advicePin: 'Oder lassen Sie workstation-id und device-id konfigurieren.',
+  advicePin: 'Oder bitten Sie Ihre Administration, diese Seite fest einem Lesegerät zuzuordnen.',
   signIn: 'Anmelden',
 };

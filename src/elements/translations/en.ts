@@ -22,6 +22,7 @@ export const en = {
   records: 'Enrolled fingerprints: {count}',
   noRecords: 'No enrolled fingerprints.',
   score: 'score {score}',
+  quality: 'quality {quality}',
   required: 'Verify your fingerprint first.',
   // A failure on a card: a headline ({key}.title) and one sentence (the key itself) with the next step, for the
   // person at the reader. Never a URL, a status or a server's words: those stay in bio-error's detail.
@@ -83,7 +84,7 @@ export const en = {
   adviceStart: 'Start the fingerprint companion app on this computer.',
   advicePrompt: 'If the browser asks to allow access to your local network, allow it.',
   adviceBlocked: 'Allow local network access in the site settings (the icon before the address), then reload the page.',
-  advicePin: 'Or have workstation-id and device-id configured.',
+  advicePin: 'Or ask your administrator to set this page to a fixed reader.',
   // The sign-in link of login-url.
   signIn: 'Sign in',
 };

@@ -17,6 +17,7 @@ export const es: ElementStrings = {
   records: 'Huellas registradas: {count}',
   noRecords: 'No hay huellas registradas.',
   score: 'puntuación {score}',
+  quality: 'calidad {quality}',
   required: 'Verifique primero su huella.',
   'session-expired.title': 'Sesión terminada',
   'session-expired': 'Su sesión ha terminado. Inicie sesión de nuevo.',
@@ -77,6 +78,6 @@ export const es: ElementStrings = {
   advicePrompt: 'Si el navegador pide acceso a la red local, permítalo.',
   adviceBlocked:
     'Permita el acceso a la red local en la configuración del sitio (el icono antes de la dirección) y vuelva a cargar la página.',
-  advicePin: 'O pida que se configuren workstation-id y device-id.',
+  advicePin: 'O pida a su administrador que asigne esta página a un lector fijo.',
   signIn: 'Iniciar sesión',
 };

@@ -17,6 +17,7 @@ export const fr: ElementStrings = {
   records: 'Empreintes enregistrées : {count}',
   noRecords: 'Aucune empreinte enregistrée.',
   score: 'score {score}',
+  quality: 'qualité {quality}',
   required: 'Vérifiez d’abord votre empreinte.',
   'session-expired.title': 'Session expirée',
   'session-expired': 'Votre session a expiré. Reconnectez-vous.',
@@ -75,6 +76,6 @@ export const fr: ElementStrings = {
   adviceStart: 'Démarrez l’application d’empreintes sur cet ordinateur.',
   advicePrompt: 'Si le navigateur demande l’accès au réseau local, autorisez-le.',
   adviceBlocked: 'Autorisez l’accès au réseau local dans les paramètres du site (l’icône avant l’adresse), puis rechargez la page.',
-  advicePin: 'Ou faites configurer workstation-id et device-id.',
+  advicePin: 'Ou demandez à votre administrateur d’associer cette page à un lecteur fixe.',
   signIn: 'Se connecter',
 };
