@@ -7,9 +7,10 @@
  * `bio-error` handled the framework's way into the DOM. Each app's package.json and lockfile name its
  * toolchain only; bioid-sdk comes from the tarball packed here.
  *
- * The toolchains install once into `.cache/frameworks/<hash>/<framework>/` (`npm ci` from the app's
- * lockfile; the hash is of the four package.json and lockfiles, so a changed app installs anew and the
- * next run reuses it). Each run copies the app's sources into a fresh folder inside its toolchain's
+ * The toolchains install once per machine into `~/.cache/bioid-sdk/frameworks/<hash>/<framework>/`
+ * ($XDG_CACHE_HOME when set; `npm ci` from the app's lockfile; the hash is of the four package.json and
+ * lockfiles, so a changed app installs anew, and every clone and worktree of this repository with the same
+ * apps reuses it: some 400 MB, which a fresh clone would otherwise unpack again). Each run copies the app's sources into a fresh folder inside its toolchain's
  * (Node and the bundlers find the toolchain one folder up), installs the bioid-sdk tarball there, offline,
  * builds it, and serves the built files with the simulator's defaults (quick start 1's addresses, which
  * the apps use) replaced by this run's ports. The installs and builds run two at a time, Angular's first.
@@ -30,11 +31,12 @@ import {
   renameSync,
   rmSync,
   statSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -47,7 +49,9 @@ import { assertConfirmedMatch, startSimulator } from '../support/simulator-run.j
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
-const CACHE = join(root, '.cache', 'frameworks');
+const CACHE = join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'bioid-sdk', 'frameworks');
+/** A toolchain no run has used for this long goes (another clone may be on other versions of the apps). */
+const UNUSED_MS = 14 * 24 * 3600_000;
 const run = promisify(execFile);
 
 interface Framework {
@@ -233,9 +237,12 @@ describe('bioid-sdk in React, Vue, Angular and Svelte apps built with their own 
   before(async function () {
     assert.ok(existsSync(join(root, 'dist', 'elements', 'index.js')), 'dist/ is missing: run npm run build first');
     const key = toolchainKey();
-    // Toolchains of earlier versions of the apps go.
-    if (existsSync(CACHE))
-      for (const name of readdirSync(CACHE)) if (name !== key) rmSync(join(CACHE, name), { recursive: true, force: true });
+    // This run's toolchains are marked used; those no run used for two weeks go.
+    mkdirSync(join(CACHE, key), { recursive: true });
+    utimesSync(join(CACHE, key), new Date(), new Date());
+    for (const name of readdirSync(CACHE))
+      if (name !== key && Date.now() - statSync(join(CACHE, name)).mtimeMs > UNUSED_MS)
+        rmSync(join(CACHE, name), { recursive: true, force: true });
     // The toolchains install (on a first run) while bioid-sdk is packed and the simulator starts.
     work = mkdtempSync(join(tmpdir(), 'bioid-frameworks-'));
     const tree = join(work, 'tree');
