@@ -33,3 +33,5 @@ export declare function readTarball(tarball: string): TarballContents;
 export declare function copyPackage(from: string, to: string, onlyFiles: boolean): void;
 /** Packs the three packages from a copy of the tree made in `work` (an empty folder); `prepare` changes the copy first. */
 export declare function packPackages(work: string, options?: { prepare?: (tree: string) => unknown }): Promise<PackedPackage[]>;
+/** `npm pack` in `dir` (with its prepack unless `ignoreScripts`), the tarball written to `into`: its path. */
+export declare function pack(dir: string, into: string, options?: { ignoreScripts?: boolean }): Promise<string>;

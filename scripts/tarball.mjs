@@ -1,8 +1,8 @@
 // The three packages as npm publishes them: packed from a copy of the tree (so the prepack of bioid-broker
 // and bioid-simulator never empties a dist/ that tests read), and each tarball read back: its files, its
 // size (the .tgz, what npm prints as "package size") and its unpacked size (the files' bytes summed, npm's
-// "unpacked size"). `npm run release:check` (scripts/release-check.mjs) and
-// test/package/tarball.node.test.ts pack through here. bioid-sdk is packed without its prepack, from the
+// "unpacked size"). `npm run release:check` (scripts/release-check.mjs) and the tests that install a
+// package from its tarball (test/package/, test/frameworks/) pack through here. bioid-sdk is packed without its prepack, from the
 // dist/ of `npm run build`. docs/versioning.md, "What is in the package".
 import { execFile } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
@@ -107,18 +107,31 @@ export async function packPackages(work, { prepare } = {}) {
   prepare?.(tree);
   return Promise.all(
     PACKAGES.map(async (pkg) => {
-      const args = ['pack', '--silent', '--pack-destination', tarballs, ...(pkg.ignoreScripts ? ['--ignore-scripts'] : [])];
-      let output;
-      try {
-        const env = { ...process.env, npm_config_update_notifier: 'false', FORCE_COLOR: '0', NO_COLOR: '1' };
-        output = (await run(NPM, args, { cwd: join(tree, pkg.dir), maxBuffer: 16 * 1024 * 1024, env })).stdout;
-      } catch (error) {
-        throw new Error(
-          `npm pack failed in ${pkg.dir || '.'}:\n${error.stdout ?? ''}${error.stderr ?? ''}${error.stdout || error.stderr ? '' : error.message}`,
-        );
-      }
-      const tarball = join(tarballs, output.trim().split('\n').pop());
+      const tarball = await pack(join(tree, pkg.dir), tarballs, { ignoreScripts: pkg.ignoreScripts });
       return { ...pkg, tarball, ...readTarball(tarball) };
     }),
   );
+}
+
+/**
+ * `npm pack` in `dir` (with its prepack unless `ignoreScripts`), the tarball written to `into`; resolves to
+ * its path. Every pack of this repository's tests and release check goes through here.
+ */
+export async function pack(dir, into, { ignoreScripts = false } = {}) {
+  mkdirSync(into, { recursive: true });
+  const args = ['pack', '--silent', '--pack-destination', into, ...(ignoreScripts ? ['--ignore-scripts'] : [])];
+  // The npm test run's own npm_config_* (prefix, workspace…) must not steer the nested npm.
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('npm_')));
+  try {
+    const { stdout } = await run(NPM, args, {
+      cwd: dir,
+      maxBuffer: 16 * 1024 * 1024,
+      env: { ...env, npm_config_update_notifier: 'false', NO_COLOR: '1' },
+    });
+    return join(into, stdout.trim().split('\n').pop());
+  } catch (error) {
+    throw new Error(
+      `npm pack failed in ${dir}:\n${error.stdout ?? ''}${error.stderr ?? ''}${error.stdout || error.stderr ? '' : error.message}`,
+    );
+  }
 }

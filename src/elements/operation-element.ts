@@ -400,6 +400,13 @@ export abstract class BioOperationElement<R> extends BioElement {
     const label = this.localize.term(this.operation);
     const mark = GLYPH_MARKS[view.negative ? 'negative' : view.kind];
     const term = (key: string, params?: Params) => this.localize.term(key as StringKey, params);
+    // The workstation's id a unit the line breaks around: "ws-demo-1" never breaks after "ws-" at 320px.
+    const status = (key: string, params?: Params) =>
+      params?.workstation === undefined
+        ? term(key, params)
+        : term(key, { ...params, workstation: '\0' })
+            .split('\0')
+            .map((part, i) => (i ? html`<span class="id">${params.workstation}</span>${part}` : part));
     // A failure shows its headline in the status line and its sentence with the next step below: people's words only.
     const failed = view.kind === 'failed' ? view.key : undefined;
     const advice = failed ? ADVICE[failed] : undefined;
@@ -418,7 +425,7 @@ export abstract class BioOperationElement<R> extends BioElement {
         <button part="button" type="button" aria-disabled=${running ? 'true' : 'false'} aria-describedby="status detail" @click=${this.#onClick}>
           ${label}
         </button>
-        <p part="status" id="status" class="status ${tone}" role="status">${view.key ? term(failed ? `${view.key}.title` : view.key, view.params) : ''}</p>
+        <p part="status" id="status" class="status ${tone}" role="status">${view.key ? status(failed ? `${view.key}.title` : view.key, view.params) : ''}</p>
         <div class="footer">
           ${running ? html`<progress part="progress" max="3" .value=${view.step} aria-label=${label}></progress>` : nothing}
           ${failed ? html`<p part="error" id="detail" class="detail">${framed ? html`<a part="open" href=${location.href} target="_blank">${term('framed')}</a>` : `${term(failed)}${advice ? ` ${term(advice)}` : ''}`}</p>` : nothing}

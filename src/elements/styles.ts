@@ -140,8 +140,9 @@ export const baseStyles = css`
   [part='finding'] {
     flex: 1 1 6em;
   }
-  /* Each word of a finding whole where it fits a line: "ws-demo-1: dev-1" never breaks after "dev-" at 320px; a longer one (a URL) still wraps. */
-  [part='finding'] > span {
+  /* Each word of a finding, and a workstation's id in a card's status, whole where it fits a line: "ws-demo-1: dev-1" never breaks after "dev-" at 320px; a longer one (a URL) still wraps. */
+  [part='finding'] > span,
+  .id {
     display: inline-block;
     max-inline-size: 100%;
     overflow-wrap: anywhere;

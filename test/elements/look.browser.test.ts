@@ -7,7 +7,7 @@ import { expect, fixture } from '@open-wc/testing';
 import '../../src/elements/index.js';
 import type { BioVerify } from '../../src/elements/index.js';
 import { deferred, json } from '../support/fake-network.js';
-import { ATTRS, MIDDLEWARE, installNetwork, restoreNetwork } from './network.js';
+import { ATTRS, LOCAL, MIDDLEWARE, installNetwork, restoreNetwork } from './network.js';
 
 const VERIFY_URL = `${MIDDLEWARE}/orchestrator/verify`;
 
@@ -93,6 +93,39 @@ describe('the fingerprint glyph', () => {
 
 describe('a steady layout', () => {
   afterEach(restoreNetwork);
+
+  it("the workstation's id in the waiting message stays on one line at any width it fits (never broken after a hyphen)", async () => {
+    const id = 'ws-demo-left-1';
+    installNetwork((n) =>
+      n
+        .on('GET', `${LOCAL}/status`, () => json({ workstationId: id, devices: [{ deviceId: 'dev-1', connected: true }] }))
+        .on('POST', VERIFY_URL, () => deferred<Response>().promise),
+    );
+    const el = await fixture<BioVerify>(`<bio-verify ${ATTRS} subject-id="alice"></bio-verify>`);
+    const dispatched = new Promise<void>((resolve) =>
+      el.addEventListener('bio-progress', (e) => e.detail.phase === 'dispatched' && resolve()),
+    );
+    el.start().catch(() => {});
+    await dispatched;
+    await el.updateComplete;
+    const line = el.shadowRoot!.querySelector('[role="status"]')!;
+    expect(line.textContent).to.equal(`Sent to workstation ${id}. Place your finger on the reader.`);
+    const text = [...line.querySelectorAll('*'), line].flatMap((node) => [...node.childNodes]).find((n) => n.nodeValue?.includes(id))!;
+    const range = document.createRange();
+    range.setStart(text, text.nodeValue!.indexOf(id));
+    range.setEnd(text, text.nodeValue!.indexOf(id) + id.length);
+    // Every width from a desktop's card down to the narrowest whose status line still holds the id, 2px apart:
+    // wherever the line breaks, not inside the id.
+    const idWidth = range.getBoundingClientRect().width;
+    let checked = 0;
+    for (let width = 420; ; width -= 2, checked += 1) {
+      el.style.inlineSize = `${width}px`;
+      if (line.getBoundingClientRect().width < idWidth + 1) break;
+      const lines = [...range.getClientRects()].filter((r) => r.width > 0);
+      expect(lines, `at ${width}px`).to.have.length(1);
+    }
+    expect(checked, 'widths checked').to.be.greaterThan(50);
+  });
 
   it('idle, waiting for a finger, a match and a no-match take the same box: the neighbours beside and below stay put', async () => {
     let answer = deferred<Response>();

@@ -17,7 +17,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import ts from 'typescript';
-import { copyPackage } from '../../scripts/tarball.mjs';
+import { copyPackage, pack, readTarball } from '../../scripts/tarball.mjs';
 
 const run = promisify(execFile);
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -54,10 +54,8 @@ async function packFromCopy(pkg: (typeof PACKAGES)[number]): Promise<Packed> {
   const copy = join(work, 'copies', pkg.name);
   // bioid-sdk as it ships (its files, with the dist/ already built); another package whole, to build in its prepack.
   copyPackage(source, copy, pkg.dir === '.');
-  const [report] = JSON.parse(await npm(['pack', '--json', '--ignore-scripts', '--pack-destination', work], copy)) as [
-    { filename: string; files: { path: string }[] },
-  ];
-  return { name: pkg.name, tarball: join(work, report.filename), files: report.files.map((f) => f.path) };
+  const tarball = await pack(copy, work, { ignoreScripts: true });
+  return { name: pkg.name, tarball, files: readTarball(tarball).files.map((f) => f.path) };
 }
 
 /** Runs an ES module in the project (its own resolver, as the integrator's code resolves) and returns its stdout. */

@@ -13,6 +13,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { pack as packTarball } from '../../scripts/tarball.mjs';
 
 const run = promisify(execFile);
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -58,11 +59,9 @@ export async function npm(cwd: string, args: string[], timeoutMs = 60_000): Prom
   }
 }
 
-/** `npm pack` in `dir` (with or without its prepack), the tarball written to `into`. */
+/** `npm pack` in `dir` (with or without its prepack; scripts/tarball.mjs), the tarball written to `into`. */
 export async function pack(dir: string, into: string, options: { ignoreScripts?: boolean } = {}): Promise<Packed> {
-  const args = ['pack', '--silent', '--pack-destination', into, ...(options.ignoreScripts ? ['--ignore-scripts'] : [])];
-  const name = (await npm(dir, args)).trim().split('\n').pop()!;
-  return { manifest: readManifest(dir), tarball: join(into, name) };
+  return { manifest: readManifest(dir), tarball: await packTarball(dir, into, options) };
 }
 
 /** Where Node would find `name` from the package at lock path `from` ('' is the project itself). */
