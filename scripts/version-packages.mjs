@@ -88,7 +88,12 @@ export function applyPendingChangesets(tree) {
   cpSync(join(ROOT, '.changeset'), join(tree, '.changeset'), { recursive: true });
   cpSync(join(ROOT, 'lerna.json'), join(tree, 'lerna.json'));
   writeFileSync(join(tree, '.gitignore'), 'node_modules\n');
-  const git = (...args) => execFileSync('git', args, { cwd: tree, stdio: 'ignore' });
+  // A fixed date, so the commit has the same hash in every run: the changelog writes each entry after the
+  // commit that added its changeset ("- 1a2b3c4: …"), and a hash that changed with the clock changed the
+  // packed CHANGELOG.md, and the tarball's size by a byte or two, from run to run.
+  const date = '2000-01-01T00:00:00Z';
+  const env = { ...process.env, GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date };
+  const git = (...args) => execFileSync('git', args, { cwd: tree, stdio: 'ignore', env });
   git('init', '-q', '-b', 'main');
   git('add', '-A');
   git('-c', 'user.email=release-check@localhost', '-c', 'user.name=release-check', 'commit', '-q', '-m', 'the tree as it is');

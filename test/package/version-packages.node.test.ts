@@ -9,10 +9,11 @@ import { assert } from 'chai';
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PACKAGES } from '../../scripts/tarball.mjs';
-import { unaskedMajors, versionPackages } from '../../scripts/version-packages.mjs';
+import { applyPendingChangesets, pendingChangesets, unaskedMajors, versionPackages } from '../../scripts/version-packages.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -74,5 +75,33 @@ describe('npm run version-packages: no 1.0.0 that nobody asked for', function ()
     assert.deepEqual(unaskedMajors([{ ...release, oldVersion: '1.2.0', newVersion: '2.0.0' }]), []);
     assert.deepEqual(unaskedMajors([{ ...release, oldVersion: '0.4.2', changesets: ['stable'] }]), []);
     assert.deepEqual(unaskedMajors([{ ...release, type: 'minor', oldVersion: '0.4.2', newVersion: '0.5.0' }]), []);
+  });
+});
+
+describe('the next release as release:check packs it (applyPendingChangesets)', function () {
+  this.timeout(120_000);
+  const trees: string[] = [];
+  after(() => trees.forEach((tree) => rmSync(tree, { recursive: true, force: true })));
+
+  /** A copy of the packages' manifests and changelogs, the pending changesets applied; its changelogs. */
+  function applied(): string[] {
+    const tree = mkdtempSync(join(tmpdir(), 'bioid-next-release-'));
+    trees.push(tree);
+    for (const { dir } of PACKAGES) {
+      mkdirSync(join(tree, dir), { recursive: true });
+      for (const file of ['package.json', 'CHANGELOG.md']) cpSync(join(ROOT, dir, file), join(tree, dir, file));
+    }
+    symlinkSync(join(ROOT, 'node_modules'), join(tree, 'node_modules'), 'dir');
+    applyPendingChangesets(tree);
+    return PACKAGES.map(({ dir }) => readFileSync(join(tree, dir, 'CHANGELOG.md'), 'utf8'));
+  }
+
+  it('writes the same changelogs at any time: an entry names the same commit in every run, so the tarball keeps its size', async function () {
+    if (pendingChangesets().length === 0) this.skip(); // after `npm run version-packages`, nothing is pending
+    const first = applied();
+    // The second run in a later second of the clock (a commit's date has whole seconds), which its hash would follow.
+    await sleep(1000 - (Date.now() % 1000));
+    assert.deepEqual(applied(), first);
+    assert.match(first[0]!, /\n- [0-9a-f]{7}: /, 'the entries name their commit');
   });
 });
