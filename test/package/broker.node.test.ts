@@ -341,6 +341,10 @@ describe('bioid-broker as an operator installs it (npm install bioid-broker, fro
           BIOID_TOKEN_STORE_KEY: Buffer.alloc(32, 7).toString('base64'),
           BIOID_TIMEOUT_MS: '30000',
           BIOID_METRICS_PORT: '0',
+          // The planted lock is the subject, not the store's bound: at the default 100 ms, Redis on a loaded
+          // machine (a busy loop on one core beside the suite) sometimes answered the cold GET later, and the
+          // instance rightly served without the store (a get error) before it ever reached the lock.
+          BIOID_TOKEN_STORE_TIMEOUT_MS: '5000',
         });
         // The lock's name, as someone who can watch the store learns it: MONITOR while an instance makes its
         // cold request; its one SET … NX is the lock (released once the token is stored).
