@@ -9,7 +9,6 @@ import { assert } from 'chai';
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PACKAGES } from '../../scripts/tarball.mjs';
@@ -83,8 +82,11 @@ describe('the next release as release:check packs it (applyPendingChangesets)', 
   const trees: string[] = [];
   after(() => trees.forEach((tree) => rmSync(tree, { recursive: true, force: true })));
 
-  /** A copy of the packages' manifests and changelogs, the pending changesets applied; its changelogs. */
-  function applied(): string[] {
+  /**
+   * A copy of the packages' manifests and changelogs, the pending changesets applied while git's clock (the
+   * date a commit takes when nothing fixes it) reads `date`; its changelogs.
+   */
+  function applied(date: string): string[] {
     const tree = mkdtempSync(join(tmpdir(), 'bioid-next-release-'));
     trees.push(tree);
     for (const { dir } of PACKAGES) {
@@ -92,16 +94,26 @@ describe('the next release as release:check packs it (applyPendingChangesets)', 
       for (const file of ['package.json', 'CHANGELOG.md']) cpSync(join(ROOT, dir, file), join(tree, dir, file));
     }
     symlinkSync(join(ROOT, 'node_modules'), join(tree, 'node_modules'), 'dir');
-    applyPendingChangesets(tree);
+    const saved = { author: process.env.GIT_AUTHOR_DATE, committer: process.env.GIT_COMMITTER_DATE };
+    process.env.GIT_AUTHOR_DATE = process.env.GIT_COMMITTER_DATE = date;
+    try {
+      applyPendingChangesets(tree);
+    } finally {
+      for (const [name, value] of [
+        ['GIT_AUTHOR_DATE', saved.author],
+        ['GIT_COMMITTER_DATE', saved.committer],
+      ] as const)
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+    }
     return PACKAGES.map(({ dir }) => readFileSync(join(tree, dir, 'CHANGELOG.md'), 'utf8'));
   }
 
-  it('writes the same changelogs at any time: an entry names the same commit in every run, so the tarball keeps its size', async function () {
+  it('writes the same changelogs at any time: an entry names the same commit in every run, so the tarball keeps its size', function () {
     if (pendingChangesets().length === 0) this.skip(); // after `npm run version-packages`, nothing is pending
-    const first = applied();
-    // The second run in a later second of the clock (a commit's date has whole seconds), which its hash would follow.
-    await sleep(1000 - (Date.now() % 1000));
-    assert.deepEqual(applied(), first);
+    // Two runs on two days of the clock, which a commit's hash would follow unless the commit's date is fixed.
+    const first = applied('2026-01-01T10:00:00Z');
+    assert.deepEqual(applied('2026-06-30T22:59:59Z'), first);
     assert.match(first[0]!, /\n- [0-9a-f]{7}: /, 'the entries name their commit');
   });
 });
