@@ -36,7 +36,7 @@ export declare function install(packages: string[], missing: Missing[], sudo: st
 export declare function ensure(inputs?: Inputs, requirements?: Requirement[]): Record<string, string>;
 export declare class MissingError extends Error {}
 export declare function browserPaths(): Record<string, string>;
-export declare const chromiumPath: () => string;
+export declare function chromiumLaunch(found?: Record<string, string>): { executablePath: string; headless: true | 'shell' };
 export declare const firefoxPath: () => string;
 export declare const webkitDriverPath: () => string;
 export declare const miniBrowserPath: () => string;

@@ -58,4 +58,7 @@ export interface Browser {
   newContext(): Promise<Context>;
   close(): Promise<void>;
 }
-export declare function launch(engine: Engine, options?: { firefoxPrefs?: Record<string, unknown> }): Promise<Browser>;
+export declare function launch(
+  engine: Engine,
+  options?: { firefoxPrefs?: Record<string, unknown>; chromiumArgs?: string[] },
+): Promise<Browser>;

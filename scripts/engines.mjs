@@ -10,7 +10,7 @@
 // `host >>> inner`.
 import { spawn } from 'node:child_process';
 import { connect, createServer } from 'node:net';
-import { CHROMIUM_ARGS, FIREFOX_PREFS, chromiumPath, firefoxPath, miniBrowserPath, webkitDriverPath, xvfbPath } from './browsers.mjs';
+import { CHROMIUM_ARGS, FIREFOX_PREFS, chromiumLaunch, firefoxPath, miniBrowserPath, webkitDriverPath, xvfbPath } from './browsers.mjs';
 
 export const ENGINES = ['chromium', 'firefox', 'webkit'];
 
@@ -252,7 +252,7 @@ class PuppeteerContext {
 // hundred modules, and over the browser tests that cost Firefox's parent process 30 of its 71 CPU seconds
 // and web-test-runner 5 of its 13. A test that watches the network opens a CDP session of its own
 // (test/e2e/no-aborted-requests.node.test.ts).
-async function launchPuppeteer(engine, { firefoxPrefs } = {}) {
+async function launchPuppeteer(engine, { firefoxPrefs, chromiumArgs = [] } = {}) {
   const puppeteer = (await import('puppeteer-core')).default;
   const browser =
     engine === 'firefox'
@@ -266,10 +266,9 @@ async function launchPuppeteer(engine, { firefoxPrefs } = {}) {
         })
       : await puppeteer.launch({
           browser: 'chrome',
-          executablePath: chromiumPath(),
-          headless: true,
+          ...chromiumLaunch(),
           networkEnabled: false,
-          args: CHROMIUM_ARGS.filter((a) => !a.startsWith('--headless')),
+          args: [...CHROMIUM_ARGS, ...chromiumArgs],
         });
   return {
     engine,

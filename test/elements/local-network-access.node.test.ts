@@ -13,7 +13,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
-import { CHROMIUM_ARGS, chromiumPath } from '../../scripts/browsers.mjs';
+import { CHROMIUM_ARGS, chromiumLaunch } from '../../scripts/browsers.mjs';
 
 const path = (relative: string) => fileURLToPath(new URL(`../../${relative}`, import.meta.url));
 const PERMISSIONS = ['loopback-network', 'local-network-access'];
@@ -78,10 +78,9 @@ describe('Local Network Access in Chromium (a public page, the local service on 
     pageServer = site.server;
     origin = `http://public.test:${site.port}`;
     browser = await puppeteer.launch({
-      executablePath: chromiumPath(),
-      headless: true,
+      ...chromiumLaunch(),
       args: [
-        ...CHROMIUM_ARGS.filter((a) => !a.startsWith('--headless')),
+        ...CHROMIUM_ARGS,
         '--host-resolver-rules=MAP public.test 127.0.0.1',
         `--unsafely-treat-insecure-origin-as-secure=${origin}`,
         `--ip-address-space-overrides=127.0.0.1:${site.port}=public`,

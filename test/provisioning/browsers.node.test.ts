@@ -5,7 +5,7 @@
  */
 import { assert } from 'chai';
 import { throwsError } from '../support/expect-error.js';
-import { MissingError, ensure, survey, type Inputs } from '../../scripts/browsers.mjs';
+import { MissingError, chromiumLaunch, ensure, survey, type Inputs } from '../../scripts/browsers.mjs';
 
 const DEBIAN = 'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nNAME="Debian GNU/Linux"\nVERSION_ID="12"\nID=debian\n';
 const UBUNTU = 'NAME="Ubuntu"\nID=ubuntu\nID_LIKE=debian\n';
@@ -18,6 +18,7 @@ const WORDPRESS_STACK = [
 ];
 const ALL = [
   '/usr/bin/chromium',
+  '/usr/bin/chromium-headless-shell',
   '/usr/bin/firefox-esr',
   '/usr/bin/WebKitWebDriver',
   '/usr/lib/aarch64-linux-gnu/webkit2gtk-4.1/MiniBrowser',
@@ -143,7 +144,7 @@ describe('scripts/browsers.mjs: find, install on Debian as root, otherwise stop 
 
   it('a user with passwordless sudo installs through sudo -n', () => {
     const { inputs, ran } = machine({
-      files: [...ALL.filter((f) => !f.includes('chromium')), '/usr/bin/sudo'],
+      files: [...ALL.filter((f) => f !== '/usr/bin/chromium'), '/usr/bin/sudo'],
       sudo: true,
       installs: ['/usr/bin/chromium'],
     });
@@ -171,6 +172,21 @@ describe('scripts/browsers.mjs: find, install on Debian as root, otherwise stop 
   it('where nothing can be installed (no root, no sudo), the WordPress stack is not required: only its suite skips', () => {
     const { inputs } = machine({ files: ALL, uid: 1000, wordpress: false });
     assert.deepStrictEqual(survey(inputs).missing, []);
+  });
+
+  it("root on Debian installs Chromium's headless shell with the rest, and the Chromium tests run in it", () => {
+    const shell = '/usr/bin/chromium-headless-shell';
+    const { inputs, ran } = machine({ files: ALL.filter((f) => f !== shell), uid: 0, installs: [shell] });
+    const found = ensure(inputs);
+    assert.strictEqual(ran[2], 'apt-get install -y -qq --no-install-recommends chromium-headless-shell [DEBIAN_FRONTEND=noninteractive]');
+    assert.deepStrictEqual(chromiumLaunch(found), { executablePath: shell, headless: 'shell' });
+  });
+
+  it('where nothing can be installed, no headless shell is required: the Chromium tests run in Chromium itself', () => {
+    const { inputs } = machine({ files: ALL.filter((f) => !f.includes('headless-shell')), uid: 1000 });
+    const { found, missing } = survey(inputs);
+    assert.deepStrictEqual(missing, []);
+    assert.deepStrictEqual(chromiumLaunch(found), { executablePath: '/usr/bin/chromium', headless: true });
   });
 
   it('variables win over the system install; with a DISPLAY no Xvfb is needed', () => {
