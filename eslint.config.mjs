@@ -1,6 +1,6 @@
 // `npm run lint` runs ESLint with this file (after tsc, before Prettier's check): the recommended rules of
 // JavaScript and TypeScript everywhere, the type-aware ones where the shipped code lives, and the Lit and
-// web-component rules on the elements. docs/development.md says why each choice.
+// web-component rules on the elements. docs/contributing.md says why each choice.
 import js from '@eslint/js';
 import compat from 'eslint-plugin-compat';
 import lit from 'eslint-plugin-lit';

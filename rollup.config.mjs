@@ -77,7 +77,7 @@ export default [
       dir: 'dist',
       format: 'es',
       entryFileNames: 'bioid-elements.js',
-      // Each file a part: bioid-diagnostics.js is src/elements/diagnostics.ts and what only it uses.
+      // Each file a part: bioid-diagnostics.js is src/elements/bio-diagnostics/diagnostics.ts and what only it uses.
       chunkFileNames: 'bioid-[name].js',
       // No source map (docs/versioning.md, "What is in the package"): one that shows the sources would have to
       // embed them (src/ is not in the package), about 55 kB more gzipped in a tarball held to 250 kB; one

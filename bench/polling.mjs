@@ -4,7 +4,7 @@
 // page before its scripts (page timers and Date are fake, the network is real). The bench advances every
 // tab's clock in 100 ms steps and, after each step, waits (in real time) until no fetch of any tab is in
 // flight: each poll's answer is in before the clock moves on, so the counts are exact and repeatable
-// (docs/development.md, "Browser automation").
+// (docs/testing.md, "Browser automation").
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';

@@ -2,7 +2,7 @@
 // The one place that finds (and, on Debian as root, installs) what the tests need from the system: the
 // three browser engines, a virtual display for WebKit, PHP with curl for the backend recipes, and Redis for the shared token store. `npm test` runs it first (`npm run browsers`).
 //
-// Policy (docs/../decisions "Provisioning: one module, one policy"):
+// Policy: one module, one policy (docs/testing.md, `npm run browsers`):
 //  - each requirement comes from its environment variable, else from a system install;
 //  - when something is missing on Debian and we are root (or have passwordless sudo), install the Debian
 //    packages with apt-get (--no-install-recommends, a policy-rc.d that keeps services from starting,

@@ -1,4 +1,4 @@
-/** A setting as src/elements/settings.ts declares it: the manifest plugin's reading of the file. */
+/** A setting as src/elements/parts/settings.ts declares it: the manifest plugin's reading of the file. */
 export interface SettingDeclaration {
   name: string;
   /** Its type as a property of an element (`string | undefined`). */
@@ -8,5 +8,5 @@ export interface SettingDeclaration {
   /** The kebab-case attribute; undefined for a property only. */
   attribute: string | undefined;
 }
-/** Each setting of src/elements/settings.ts, in order. */
+/** Each setting of src/elements/parts/settings.ts, in order. */
 export declare function readSettings(file?: string): SettingDeclaration[];

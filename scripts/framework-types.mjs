@@ -1,6 +1,6 @@
 // Plugins of the custom-elements-manifest analyzer (custom-elements-manifest.config.mjs), run by
 // `npm run build` after rollup:
-//  1. settingsFromSource: the settings every element shares are declared once in src/elements/settings.ts
+//  1. settingsFromSource: the settings every element shares are declared once in src/elements/parts/settings.ts
 //     (the `Settings` interface: names, types and docs; the `SETTINGS` rows: property only or not), which
 //     the analyzer cannot read as Lit properties: this plugin adds each to BioElement as a field and, unless
 //     it is a property only, an attribute (`middlewareUrl` ↔ `middleware-url`), before the tags inherit them.
@@ -23,9 +23,9 @@ const camel = (name) => name.replace(/-([a-z])/g, (_, c) => c.toUpperCase());
 const customElements = (manifest) => manifest.modules.flatMap((mod) => mod.declarations ?? []).filter((declaration) => declaration.tagName);
 
 const kebab = (name) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
-const SETTINGS_FILE = 'src/elements/settings.ts';
+const SETTINGS_FILE = 'src/elements/parts/settings.ts';
 
-/** Each setting of settings.ts: its name, type, doc, and whether it has an attribute (a row without `attribute: false`). */
+/** Each setting of src/elements/parts/settings.ts: its name, type, doc, and whether it has an attribute (a row without `attribute: false`). */
 export function readSettings(file = SETTINGS_FILE) {
   const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
   let members;

@@ -52,7 +52,7 @@ export function pluginFiles(root = ROOT) {
   walk(plugin);
   files.push(['bioid/assets/bioid-elements.js', read('dist/bioid-elements.js', 'the script-tag bundle')]);
   const parts = existsSync(join(root, 'dist')) ? scriptPartFiles(join(root, 'dist')) : [];
-  // <bio-diagnostics>' code and the languages other than English (src/elements/localize.ts).
+  // <bio-diagnostics>' code and the languages other than English (src/elements/parts/localize.ts).
   for (const needed of ['bioid-diagnostics.js', 'bioid-de.js', 'bioid-es.js', 'bioid-fr.js'])
     if (!parts.includes(needed))
       throw new Error(`pack-wordpress: dist/${needed} is missing (the script loads it on use). Run npm run build first.`);

@@ -9,7 +9,7 @@
 // are packed as the next release publishes them: with the pending changesets applied, whose text grows
 // each CHANGELOG.md (scripts/version-packages.mjs, applyPendingChangesets).
 // bioid-sdk is packed without its prepack, from the dist/ of `npm run build` (npm test builds first).
-// docs/development.md, "Releasing".
+// docs/contributing.md, "Releasing".
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

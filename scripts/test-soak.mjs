@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run test:soak`: runs `npm test` several times in a row and lists every test that failed, by name,
 // with the run it failed in, so a test that fails once in a while is found before CI finds it
-// (docs/development.md, "A suite that is green every time"). No retries: each run is a fresh `npm test`.
+// (docs/testing.md, "A suite that is green every time"). No retries: each run is a fresh `npm test`.
 //
 //   npm run test:soak                 five runs
 //   npm run test:soak -- --runs 3     three runs

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run version-packages` (docs/development.md, "Releases"): `changeset version`, one correction, then
+// `npm run version-packages` (docs/contributing.md, "Releases"): `changeset version`, one correction, then
 // the lockfile. The correction: while a package is at 0.x, changesets proposes a major of a package that
 // no changeset names when a bump of another leaves its peer range (a minor of bioid-sdk leaves
 // bioid-simulator's `^0.1.0`), and that major is 1.0.0. Published, it could never be taken back (npm never

@@ -13,8 +13,8 @@ import {
   watchReaderStatus,
 } from './index.js';
 import { BioIDCore } from './core/bioid-core.js';
-import { configureElements } from './elements/settings.js';
-import type { BioIDSDKGlobal } from './elements/globals.js';
+import { configureElements } from './elements/parts/settings.js';
+import type { BioIDSDKGlobal } from './elements/parts/globals.js';
 
 // The loader of the files next to the script (script-parts.ts); the build links it to each `import()`.
 export { loadRarePart } from './script-parts.js';

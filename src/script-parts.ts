@@ -19,7 +19,7 @@
  * test/elements/script-parts.browser.test.ts shows each case in Chromium, Firefox and WebKit.
  */
 import { BioIDError, messageOf } from './core/errors.js';
-import { pageBase } from './elements/settings.js';
+import { pageBase } from './elements/parts/settings.js';
 
 /**
  * The script's own URL, read while it runs (`currentScript` is null afterwards) through the platform's

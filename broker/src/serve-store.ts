@@ -1,6 +1,6 @@
 /**
  * The sidecar's shared token store: a node-redis client for the topology the environment names
- * (src/broker/store-topology.ts): `createClient` for BIOID_TOKEN_STORE_URL, `createSentinel` for
+ * (src/broker/store/topology.ts): `createClient` for BIOID_TOKEN_STORE_URL, `createSentinel` for
  * BIOID_TOKEN_STORE_SENTINEL_URLS + _MASTER, `createCluster` for BIOID_TOKEN_STORE_CLUSTER_URLS; TLS with
  * BIOID_TOKEN_STORE_CA_FILE (trusted beside the system's CAs) and _CERT_FILE/_KEY_FILE (mutual TLS) on every
  * TLS connection; BIOID_TOKEN_STORE_USERNAME and _PASSWORD for the data nodes. It connects in the
@@ -163,7 +163,7 @@ function createStoreClient(redis: RedisModule, settings: TokenStoreSettings, lim
   // Commands fail at once while disconnected instead of queueing: a queued lock or write replayed minutes
   // later would only get in the way, and the broker serves without the store meanwhile.
   // BIOID_TOKEN_STORE_USERNAME/PASSWORD for every scheme (a unix:// URL cannot carry them). When they are
-  // set, tokenStoreFromEnv (src/broker/store-env.ts) has made sure the URL carries no credentials of its
+  // set, tokenStoreFromEnv (src/broker/store/env.ts) has made sure the URL carries no credentials of its
   // own, which node-redis would take instead of these.
   const node = {
     ...(settings.username === undefined ? {} : { username: settings.username }),
@@ -178,7 +178,7 @@ function createStoreClient(redis: RedisModule, settings: TokenStoreSettings, lim
         name: sentinel.master,
         sentinelRootNodes: sentinel.urls.map(hostAndPort),
         nodeClientOptions: { ...node, socket },
-        // The sentinels' own credentials, if any, are in their URLs (src/broker/store-topology.ts).
+        // The sentinels' own credentials, if any, are in their URLs (src/broker/store/topology.ts).
         sentinelClientOptions: { ...credentialsOf(sentinel.urls), socket },
       })
     : cluster

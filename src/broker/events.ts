@@ -3,7 +3,7 @@
  * events, so the handler stays free of dependencies while a host turns them into metrics, logs or spans.
  * No event ever carries a token, a cookie, a secret, a subject token or a user id.
  */
-import type { BrokerContext } from './context.js';
+import type { BrokerContext } from './adapters/context.js';
 
 /** A shared token store operation; `lock` covers both taking and releasing the exchange lock. */
 export type StoreOperation = 'get' | 'set' | 'delete' | 'lock';

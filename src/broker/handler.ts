@@ -14,13 +14,13 @@
 import { BioIDError } from '../core/errors.js';
 import { createAnswers, MESSAGES, type Answers } from './answer.js';
 import { preflightAnswer, type BrokerAnswer } from './cors.js';
-import type { BrokerContext } from './context.js';
+import type { BrokerContext } from './adapters/context.js';
 import { outcomeOf, safeEmitter, type BrokerEvent } from './events.js';
 import { createIssuer, type TokenIssuer } from './issuers.js';
-import type { TokenBrokerOptions } from './options.js';
-import { resolveBrokerOptions, type ResolvedBrokerOptions } from './resolve-options.js';
+import type { TokenBrokerOptions } from './config/options.js';
+import { resolveBrokerOptions, type ResolvedBrokerOptions } from './config/resolve-options.js';
 import { defaultRefusalLog, refusalOrigin, type BrokerRefusal, type RefusalReason } from './refusal.js';
-import type { SharedTokens } from './shared-tokens.js';
+import type { SharedTokens } from './store/shared-tokens.js';
 
 export type TokenBrokerHandler = (request: Request, context?: BrokerContext) => Promise<Response>;
 

@@ -4,8 +4,8 @@
  * workers, Deno, Bun), an adapter for Node/Express, and options from environment variables.
  */
 export { createTokenBroker, type TokenBrokerHandler } from './handler.js';
-export { expressTokenBroker, toNodeHandler, type NodeHandlerOptions, type NodeTokenBrokerHandler } from './node.js';
-export { forwardAuth, type ForwardAuthGate, type ForwardAuthOptions, type SessionCheckProbe } from './forward-auth.js';
+export { expressTokenBroker, toNodeHandler, type NodeHandlerOptions, type NodeTokenBrokerHandler } from './adapters/node.js';
+export { forwardAuth, type ForwardAuthGate, type ForwardAuthOptions, type SessionCheckProbe } from './adapters/forward-auth.js';
 export type { BrokerRefusal, RefusalReason } from './refusal.js';
 export type {
   BrokerEvent,
@@ -18,11 +18,11 @@ export type {
   StoreErrorEvent,
   StoreOperation,
 } from './events.js';
-export { memoryTokenStore, type TokenStore } from './store.js';
-export { DEFAULT_STORE_PREFIX, redisTokenStore, type RedisClientLike, type RedisTokenStoreOptions } from './redis-store.js';
-export { BROKER_ENV, brokerOptionsFromEnv, type BrokerOverrides, type EnvLike } from './env.js';
-export { envBoolean, envMilliseconds, envValue } from './env-values.js';
-export { STORE_ENV, tokenStoreFromEnv, type TokenStoreSettings } from './store-env.js';
+export { memoryTokenStore, type TokenStore } from './store/token-store.js';
+export { DEFAULT_STORE_PREFIX, redisTokenStore, type RedisClientLike, type RedisTokenStoreOptions } from './store/redis.js';
+export { BROKER_ENV, brokerOptionsFromEnv, type BrokerOverrides, type EnvLike } from './config/env.js';
+export { envBoolean, envMilliseconds, envValue } from './config/env-values.js';
+export { STORE_ENV, tokenStoreFromEnv, type TokenStoreSettings } from './store/env.js';
 export {
   DEFAULT_BROKER_TIMEOUT_MS,
   DEFAULT_MAX_CACHED_USERS,
@@ -32,5 +32,5 @@ export {
   DEFAULT_STORE_TIMEOUT_MS,
   type TokenBrokerOptions,
   type TokenExchangeOptions,
-} from './options.js';
-export type { BrokerContext } from './context.js';
+} from './config/options.js';
+export type { BrokerContext } from './adapters/context.js';

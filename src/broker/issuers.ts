@@ -8,11 +8,11 @@
 import { BioIDError } from '../core/errors.js';
 import { clientCredentialsForm, exchangeToken, tokenExchangeForm } from '../core/exchange.js';
 import { TimedTokenCache, type DatedToken, type IssuedToken } from '../core/token-cache.js';
-import { tokenCacheKey } from './cache-key.js';
+import { tokenCacheKey } from './store/cache-key.js';
 import type { BrokerEvent, ExchangeEvent } from './events.js';
-import type { ResolvedBrokerOptions } from './resolve-options.js';
+import type { ResolvedBrokerOptions } from './config/resolve-options.js';
 import { RefusedTokens } from './refused-token.js';
-import { SharedTokens } from './shared-tokens.js';
+import { SharedTokens } from './store/shared-tokens.js';
 import { UserTokens } from './user-tokens.js';
 
 /** A token to answer with, and what is left of its cached life in seconds. */

@@ -18,7 +18,7 @@
  *    entries of that user's earlier subject tokens are dropped at once.
  */
 import { TimedTokenCache, hashToken, type DatedToken } from '../core/token-cache.js';
-import { DEFAULT_MAX_REUSE_MS, DEFAULT_REFUSED_TOKEN_INTERVAL_MS, DEFAULT_REFUSED_TOKEN_MIN_AGE_MS } from './options.js';
+import { DEFAULT_MAX_REUSE_MS, DEFAULT_REFUSED_TOKEN_INTERVAL_MS, DEFAULT_REFUSED_TOKEN_MIN_AGE_MS } from './config/options.js';
 import { RefusedTokens, type HintTarget } from './refused-token.js';
 
 /** One end user's cache, and the hints (X-Refused-Token) for its tokens. */

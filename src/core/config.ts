@@ -261,7 +261,7 @@ export interface Pin {
   deviceId: string;
 }
 
-/** A value not supplied: absent, null or empty (a pin id; an element setting, settings.ts). */
+/** A value not supplied: absent, null or empty (a pin id; an element setting, src/elements/parts/settings.ts). */
 export const unsupplied = (value: unknown): value is undefined | null | '' => value === undefined || value === null || value === '';
 
 /**

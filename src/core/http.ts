@@ -89,23 +89,12 @@ export async function send(request: SendRequest, options: SendOptions): Promise<
   }, options.timeoutMs);
   options.signal?.addEventListener('abort', cutOff, { once: true });
 
-  const headers: Record<string, string> = { ...request.headers };
-  let body: BodyInit | undefined;
-  if (request.body instanceof URLSearchParams) {
-    headers['Content-Type'] = 'application/x-www-form-urlencoded';
-    body = request.body.toString();
-  } else if (request.body !== undefined) {
-    headers['Content-Type'] = 'application/json';
-    body = JSON.stringify(request.body);
-  }
-
   try {
     // Promise.resolve: a fetch stand-in may answer a Response itself rather than a promise of one.
     const fetched = Promise.resolve(
       fetchImpl(url, {
         method: request.method ?? 'GET',
-        headers,
-        body,
+        ...encode(request),
         signal: controller.signal,
         credentials: request.credentials,
         redirect: 'manual',
@@ -148,6 +137,16 @@ export async function send(request: SendRequest, options: SendOptions): Promise<
     clearTimeout(timer);
     options.signal?.removeEventListener('abort', cutOff);
   }
+}
+
+/** The request's headers and body: URLSearchParams sent as a form, any other value as JSON. */
+function encode(request: SendRequest): { headers: Record<string, string>; body?: string } {
+  const headers: Record<string, string> = { ...request.headers };
+  const { body } = request;
+  if (body === undefined) return { headers };
+  const form = body instanceof URLSearchParams;
+  headers['Content-Type'] = form ? 'application/x-www-form-urlencoded' : 'application/json';
+  return { headers, body: form ? body.toString() : JSON.stringify(body) };
 }
 
 /**

@@ -5,9 +5,9 @@
 export { BioDiagnostics, BioEnroll, BioEnrolled, BioReaderStatus, BioSearch, BioVerify } from './tags.js';
 export { defineElement } from './define.js';
 export { clearBrokerTokens } from '../core/token-broker-client.js';
-export { configureElements, type BioIDElementsConfig } from './settings.js';
-export type { BioIDSDKGlobal } from './globals.js';
-export type { StringKey, Translation } from './localize.js';
+export { configureElements, type BioIDElementsConfig } from './parts/settings.js';
+export type { BioIDSDKGlobal } from './parts/globals.js';
+export type { StringKey, Translation } from './parts/localize.js';
 export type {
   BioErrorCode,
   BioErrorDetail,
@@ -18,8 +18,8 @@ export type {
   BioResultDetail,
   BioStartDetail,
   BioStatusDetail,
-} from './events.js';
-export type { BioEnrollResultDetail } from './bio-enroll.js';
-export type { BioVerifyResultDetail } from './bio-verify.js';
-export type { BioSearchResultDetail } from './bio-search.js';
-export type { BioEnrolledResultDetail } from './bio-enrolled.js';
+} from './parts/events.js';
+export type { BioEnrollResultDetail } from './bio-enroll/bio-enroll.js';
+export type { BioVerifyResultDetail } from './bio-verify/bio-verify.js';
+export type { BioSearchResultDetail } from './bio-search/bio-search.js';
+export type { BioEnrolledResultDetail } from './bio-enrolled/bio-enrolled.js';

@@ -157,7 +157,7 @@ describe('token broker: the session gate and anti-CSRF (spec 4.1)', () => {
     assert.notMatch(log.text(), /hunter2/);
   });
 
-  it('product 3: a request without X-CSRF: 1 gets 403 and no token', async () => {
+  it('contract rule 3: a request without X-CSRF: 1 gets 403 and no token', async () => {
     const { broker } = brokerFor();
     const before = idp.tokenRequests;
     for (const request of [brokerRequest({ csrf: false }), brokerRequest({ headers: { 'X-CSRF': '0' } })]) {
@@ -170,7 +170,7 @@ describe('token broker: the session gate and anti-CSRF (spec 4.1)', () => {
     assert.strictEqual(idp.tokenRequests, before);
   });
 
-  it('product 3: requireCsrfHeader: false serves a token without the header (SameSite-cookie deployments)', async () => {
+  it('contract rule 3: requireCsrfHeader: false serves a token without the header (SameSite-cookie deployments)', async () => {
     const { broker } = brokerFor({ requireCsrfHeader: false });
     assert.strictEqual((await broker(brokerRequest({ csrf: false }))).status, 200);
   });

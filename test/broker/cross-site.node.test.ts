@@ -77,7 +77,7 @@ describe('cross-site, said plainly (contract rule 5)', () => {
     const failing = brokerAgainst(idp, { clientSecret: 'wrong-secret' }).broker;
     const bad = await failing(brokerRequest());
     assert.strictEqual(bad.status, 502);
-    assert.deepStrictEqual(Object.keys(await readJson(bad)), ['error'], 'decisions: reason appears only on 401 and 403');
+    assert.deepStrictEqual(Object.keys(await readJson(bad)), ['error'], 'contract rule 10: a reason only on 401 and 403');
   });
 });
 

@@ -1,5 +1,5 @@
 /**
- * The tables that declare each environment variable once (src/broker/env-variables.ts for the broker,
+ * The tables that declare each environment variable once (src/broker/config/env-variables.ts for the broker,
  * broker/src/serve-env.ts for bioid-broker serve): every entry is read into its option or setting, and
  * every malformed or missing value is an error that names the variable without echoing the value.
  */
@@ -7,8 +7,8 @@ import { assert } from 'chai';
 import { throwsError } from '../support/expect-error.js';
 import { BioIDError } from '../../src/index.js';
 import { BROKER_ENV, STORE_ENV, brokerOptionsFromEnv, envBoolean, envMilliseconds, envValue } from '../../src/broker/index.js';
-import { BROKER_VARIABLES, type BrokerVariable } from '../../src/broker/env-variables.js';
-import type { TokenBrokerOptions } from '../../src/broker/options.js';
+import { BROKER_VARIABLES, type BrokerVariable } from '../../src/broker/config/env-variables.js';
+import type { TokenBrokerOptions } from '../../src/broker/config/options.js';
 import {
   DEFAULT_HOST,
   DEFAULT_METRICS_HOST,
@@ -24,7 +24,7 @@ const HIDDEN = 'not-echoed-7f3a';
 /** A config error matching `pattern` whose message does not hold HIDDEN, the value that was set. */
 const namedNotEchoed = (pattern: RegExp) => (e: unknown) => configError(pattern)(e) && !(e as Error).message.includes(HIDDEN);
 
-describe('the broker variables (src/broker/env-variables.ts)', () => {
+describe('the broker variables (src/broker/config/env-variables.ts)', () => {
   const required = {
     BIOID_CLIENT_ID: 'acme-broker',
     BIOID_CLIENT_SECRET: 'env-secret-123',

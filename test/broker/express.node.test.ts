@@ -98,7 +98,7 @@ describe('token broker behind Express (Node adapter)', () => {
     }
   });
 
-  it('product 3: without X-CSRF: 1, 403 through Express too', async () => {
+  it('contract rule 3: without X-CSRF: 1, 403 through Express too', async () => {
     const response = await fetch(`${app.url}/bioid/token`, { headers: { Cookie: 'sid=alice-session' } });
     assert.strictEqual(response.status, 403);
   });

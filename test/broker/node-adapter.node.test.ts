@@ -1,14 +1,14 @@
 /**
  * The Node adapters drive the broker's core without a web Response, and build a web Request only if
- * the gate reads it (lazy-request.ts; toNodeHandler where the platform's `new Request()` accepts a lazy
+ * the gate reads it (src/broker/adapters/lazy-request.ts; toNodeHandler where the platform's `new Request()` accepts a lazy
  * one), while `authorize` still receives a standard Request.
  */
 import { assert } from 'chai';
 import { request as httpRequest } from 'node:http';
 import { startIdp, type RunningIdp } from '../../simulator/src/idp.js';
 import { createBrokerCore } from '../../src/broker/handler.js';
-import { lazyRequest, platformAcceptsLazy } from '../../src/broker/lazy-request.js';
-import { nodeBroker } from '../../src/broker/node.js';
+import { lazyRequest, platformAcceptsLazy } from '../../src/broker/adapters/lazy-request.js';
+import { nodeBroker } from '../../src/broker/adapters/node.js';
 import { createTokenBroker, toNodeHandler, type BrokerContext, type TokenBrokerOptions } from '../../src/broker/index.js';
 import { APP_ORIGIN, CLIENT, startServer, type LocalServer } from './support.js';
 

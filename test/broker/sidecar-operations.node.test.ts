@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { IncomingMessage } from 'node:http';
 import type { RequestEvent } from '../../src/broker/events.js';
-import { BROKER_ENV } from '../../src/broker/env.js';
+import { BROKER_ENV } from '../../src/broker/config/env.js';
 import {
   DEFAULT_METRICS_HOST,
   DEFAULT_SHUTDOWN_DELAY_MS,

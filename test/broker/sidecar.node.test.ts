@@ -67,7 +67,7 @@ describe('bioid-broker, the sidecar package', () => {
     ]) {
       assert.include(help.stdout, word);
     }
-    // Exactly the variables of the tables that declare them (src/broker/env-variables.ts, broker/src/serve-env.ts,
+    // Exactly the variables of the tables that declare them (src/broker/config/env-variables.ts, broker/src/serve-env.ts,
     // broker/src/check-env.ts), each on a line of its own: npm run docs writes that part from them.
     const declared = [...Object.values(BROKER_ENV), ...Object.values(SERVE_ENV), ...Object.values(CHECK_ENV)];
     assert.sameMembers([...new Set(help.stdout.match(/\bBIOID_[A-Z0-9_]+/g))], declared);

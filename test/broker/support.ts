@@ -98,7 +98,7 @@ export interface MiddlewareStub extends LocalServer {
 }
 
 /**
- * A stand-in for the middleware's orchestrator (product 3): verifies the bearer JWT against the IdP's
+ * A stand-in for the middleware's orchestrator (docs/wire-contract.md): verifies the bearer JWT against the IdP's
  * JWKS (issuer and audience), answers 401 otherwise, and answers `POST /orchestrator/verify`.
  */
 export async function startMiddlewareStub(idp: RunningIdp): Promise<MiddlewareStub> {

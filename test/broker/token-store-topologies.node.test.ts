@@ -297,7 +297,7 @@ describe('shared token store on TLS, Sentinel and Cluster: bioid-broker serve wi
       BIOID_TOKEN_STORE_SENTINEL_URLS: sentinels.urls,
       BIOID_TOKEN_STORE_SENTINEL_MASTER: sentinels.name,
       // The default bound: while the master is away, node-redis holds the commands for the new one, and a
-      // bound stretched for a busy process (up to ten times, src/broker/shared-tokens.ts) must stay shorter
+      // bound stretched for a busy process (up to ten times, src/broker/store/shared-tokens.ts) must stay shorter
       // than the failover for the metrics to show it, as they do in production.
       BIOID_TOKEN_STORE_TIMEOUT_MS: '100',
     });

@@ -1,7 +1,7 @@
 /**
  * The codebase as a maintainer meets it after a clone: every path a source, test, script or bench file
  * cites is in the repository, nothing (docs and JSON tables included) cites notes or issues that live elsewhere, and the modules of each
- * package import one another without a circle (docs/development.md).
+ * package import one another without a circle (docs/architecture.md).
  */
 import { assert } from 'chai';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
@@ -9,6 +9,7 @@ import { dirname, join, normalize, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const SOURCE = /\.(ts|mts|mjs|js|php|css|html)$/;
 
 function filesUnder(dir: string, kind = SOURCE): string[] {
@@ -51,10 +52,48 @@ describe('the codebase after a clone', () => {
   });
 
   it('no file cites design notes or issue numbers a maintainer does not have', () => {
-    // Any case: a comment that starts a sentence with the name is as much a citation.
-    const outside = /\b(?:product\.md|decisions\.md|\.\.\/shared\/|issue \d+)/i;
+    // Any case: a comment that starts a sentence with the name is as much a citation. So is a section of
+    // the design notes by number (product, then a section) or a path that climbs out of docs/ to reach them.
+    const outside = /\b(?:product\.md|decisions\.md|\.\.\/shared\/|issue \d+|product \d|docs\/\.\.\/)/i;
     const found = [...codeFiles, ...textFiles].filter((file) => outside.test(readFileSync(join(root, file), 'utf8')));
     assert.deepEqual(found, [], 'say the reason in the comment, or cite docs/ of this repository');
+  });
+
+  it('every "spec N.N" a comment or test title cites is a section of docs/spec-coverage.md, and every test it quotes exists', () => {
+    const coverage = readFileSync(join(root, 'docs/spec-coverage.md'), 'utf8');
+    // A section is a heading (## 5 Authentication) or a table's first cell (| 5.3 getToken …, | 4.1 token broker).
+    const sections = new Set([...coverage.matchAll(/^(?:## |\| )(\d+(?:\.\d+)?)\b/gm)].map(([, n]) => n));
+    const unresolved = new Set<string>();
+    for (const file of codeFiles) {
+      for (const [, list] of readFileSync(join(root, file), 'utf8').matchAll(/\bspec (\d+(?:\.\d+)?(?:, \d+(?:\.\d+)?)*)/g))
+        for (const n of list.split(', ')) if (!sections.has(n) && !sections.has(n.split('.')[0]!)) unresolved.add(`spec ${n} (${file})`);
+    }
+    assert.deepEqual([...unresolved], [], "say the rule in docs/spec-coverage.md, in this project's words, with its tests");
+    const missing: string[] = [];
+    for (const [, file, titles] of coverage.matchAll(/([\w/.-]+\.test\.ts): ((?:"(?:[^"\\]|\\.)+"(?:, )?)+)/g)) {
+      // Each title of the file as a pattern: a template hole (${what}) stands for any text.
+      const written = [...readFileSync(join(root, 'test', file!), 'utf8').matchAll(/\bit\(\s*(['"`])((?:\\.|(?!\1).)*)\1/g)].map(
+        ([, , title]) => title!.replace(/\\(.)/g, '$1'),
+      );
+      const patterns = written.map(
+        (title) =>
+          new RegExp(
+            `^${title
+              .split(/\$\{[^}]*\}/)
+              .map(escapeRegExp)
+              .join('.*')}$`,
+          ),
+      );
+      for (const [, quoted] of titles!.matchAll(/"((?:[^"\\]|\\.)+)"/g)) {
+        const title = quoted!.replace(/\\"/g, '"');
+        // A quote may end in " …" where it shortens the title.
+        const found = title.endsWith(' …')
+          ? written.some((w) => w.startsWith(title.slice(0, -2)))
+          : patterns.some((pattern) => pattern.test(title));
+        if (!found) missing.push(`${file}: "${title}"`);
+      }
+    }
+    assert.deepEqual(missing, [], 'quote the test title as it is written in it(…)');
   });
 
   it('every script and bench file starts with a comment saying its job', () => {

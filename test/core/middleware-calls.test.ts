@@ -47,7 +47,7 @@ describe('middleware calls (spec 4.4, 5.1, 7, 8)', () => {
     assert.strictEqual(net.callsTo(`${MW}/orchestrator/verify`)[0]!.headers.get('x-integrator-id'), null);
   });
 
-  it('product 3: dispatch bodies name the workstation, device, subject and agentId; success bodies pass through unchanged', async () => {
+  it('wire contract: dispatch bodies name the workstation, device, subject and agentId; success bodies pass through unchanged', async () => {
     const net = standardNetwork();
     const { reader } = readerOver(net, PIN);
     const result = await reader.verify({ subjectId: 'alice', agentId: 'clerk-9' });

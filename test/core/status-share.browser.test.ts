@@ -116,20 +116,22 @@ describe('one /status poller per browser', () => {
     }
   });
 
-  it('when the leader closes, the next tab polls within one poll interval', async () => {
-    // A longer interval here: the time is the behaviour, and a loaded machine takes over well within a
-    // second; a tab that waited to find the leader silent would take its next poll, a timeout and an
-    // interval (over three seconds).
+  it('when the leader closes, the next tab takes its lock and polls at once, not after finding it silent', async () => {
+    // The time is the behaviour: the lock passes at once, and the tab polls as it takes it; a tab that had
+    // to find the leader silent first would wait for the leader's next poll, a request's timeout and an
+    // interval. The bound is the earliest that could be (timeout and interval, 2 s), not a pace: a loaded
+    // 2-core machine running the Node suite beside this one took WebKit 1.06 s to pass the lock.
     const interval = 1000;
-    tab(1000, interval);
-    const second = tab(1000, interval);
+    const timeoutMs = 1000;
+    tab(timeoutMs, interval);
+    const second = tab(timeoutMs, interval);
     await shows(second, 'ready');
     await pollsMore(second, 1, 0);
     const before = second.polls.length;
     stops.shift()!(); // the leader's tab closes: its lock is released
     const at = performance.now();
     await pollsMore(second, 1, before);
-    expect(second.polls[before]! - at).to.be.below(interval);
+    expect(second.polls[before]! - at).to.be.below(timeoutMs + interval);
     // It polls on, at the interval.
     await pollsMore(second, 2, before + 1);
     for (const gap of gapsFrom(second, before)) expect(gap).to.be.at.least(0.9 * interval);

@@ -154,7 +154,7 @@ for (const engine of selectedEngines())
         assert.notMatch(await card(), /not currently live/);
         // The cause goes away: the middleware's liveness call says so, and the card clears by itself.
         await page.setChecked('#sim-online', true);
-        // A bound, not a pace: the element asks every 5 s (operation-element.ts), two asks and their answers.
+        // A bound, not a pace: the element asks every 5 s (src/elements/base/operation-element.ts), two asks and their answers.
         await page.waitForFunction(() => !document.querySelector('bio-enroll')!.shadowRoot!.querySelector('[part="error"]'), undefined, {
           timeout: 20_000,
         });

@@ -284,7 +284,7 @@ describe('<bio-diagnostics>', () => {
       world((net) => net.on('GET', TOKEN_PATH, () => json({ error: 'no session' }, 401)));
       const { el, row } = await diagnose(ATTRS, lang);
       // The language's table loads on use, and the panel renders in English while it has not arrived (at
-      // most src/elements/localize.ts's HOLD_MS of holding): wait for the words, not for the clock.
+      // most src/elements/parts/localize.ts's HOLD_MS of holding): wait for the words, not for the clock.
       await waitUntil(() => row('token-broker').text.includes(words), `the token broker's cause in ${lang}`);
       expect(el.shadowRoot!.querySelector('button')!.textContent).not.to.equal('Copy report');
     }

@@ -1,7 +1,7 @@
 import { expect, fixture, oneEvent } from '@open-wc/testing';
 import '../../src/elements/index.js';
 import type { BioSearch, BioVerify } from '../../src/elements/index.js';
-import type { BioErrorDetail } from '../../src/elements/events.js';
+import type { BioErrorDetail } from '../../src/elements/parts/events.js';
 import { BioIDError, WORKSTATION_OFFLINE_TEXT } from '../../src/core/errors.js';
 import { clearBrokerTokens } from '../../src/core/token-broker-client.js';
 import { hang, json, refuse, text } from '../support/fake-network.js';

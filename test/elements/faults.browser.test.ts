@@ -15,7 +15,7 @@ import { expect, fixture, oneEvent } from '@open-wc/testing';
 import { waitUntil } from '../support/wait.js';
 import '../../src/elements/index.js';
 import type { BioEnroll, BioReaderStatus, BioSearch, BioVerify } from '../../src/elements/index.js';
-import type { BioErrorDetail } from '../../src/elements/events.js';
+import type { BioErrorDetail } from '../../src/elements/parts/events.js';
 import { WORKSTATION_OFFLINE_TEXT } from '../../src/core/errors.js';
 import { deferred, hang, json, refuse, text, tick, type Handler } from '../support/fake-network.js';
 import { installFakeClock } from '../support/fake-clock.js';

@@ -9,7 +9,7 @@ import { expect, fixture, oneEvent } from '@open-wc/testing';
 import { waitUntil } from '../support/wait.js';
 import '../../src/elements/index.js';
 import type { BioSearch } from '../../src/elements/index.js';
-import type { BioErrorDetail } from '../../src/elements/events.js';
+import type { BioErrorDetail } from '../../src/elements/parts/events.js';
 import { json, text } from '../support/fake-network.js';
 import { ATTRS, TOKEN_PATH, installNetwork, restoreNetwork, shadowText } from './network.js';
 
@@ -44,7 +44,7 @@ describe('a first visit and a wrong token-endpoint', () => {
   it('a token-endpoint that answers 404 (a typo) is a config error naming the URL and the status, the card saying it in the page language', async () => {
     installNetwork((n) => n.on('GET', '/tokn', () => text('<!doctype html><h1>Not Found</h1>', 404, 'text/html')));
     const el = await fixture<BioSearch>(`<bio-search ${ATTRS.replace(TOKEN_PATH, '/tokn')} lang="de"></bio-search>`);
-    // German loads on use (src/elements/localize.ts): its words once the table has arrived.
+    // German loads on use (src/elements/parts/localize.ts): its words once the table has arrived.
     await waitUntil(() => (el.shadowRoot!.firstElementChild as HTMLElement).lang === 'de', 'German did not arrive');
     const detail = await failure(el);
     expect(detail).to.include({ code: 'config', retryable: false });

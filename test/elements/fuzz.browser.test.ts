@@ -12,7 +12,7 @@ import fc from 'fast-check';
 import '../../src/elements/index.js';
 import { clearBrokerTokens, configureElements } from '../../src/elements/index.js';
 import { BioIDError } from '../../src/core/errors.js';
-import type { BioErrorCode, BioErrorDetail } from '../../src/elements/events.js';
+import type { BioErrorCode, BioErrorDetail } from '../../src/elements/parts/events.js';
 import { json, text, type Handler } from '../support/fake-network.js';
 import { LOCAL, MIDDLEWARE, TOKEN_PATH, everythingVisible, installNetwork, restoreNetwork } from './network.js';
 
@@ -511,7 +511,7 @@ describe('fuzzing <bio-diagnostics> (fast-check)', function () {
   this.timeout(60_000);
   // The element's code, loaded once before: its load is bounded by timeout-ms, which WORKING keeps short for the
   // network, and this test is about the checks, not about how fast the test server compiles the file.
-  before(() => import('../../src/elements/diagnostics.js'));
+  before(() => import('../../src/elements/bio-diagnostics/diagnostics.js'));
   afterEach(restoreNetwork);
   it('fuzz: random attributes and random broker, local service and middleware answers → every row gets a status word (or, with an id left blank or a timeout-ms too short for its code, a bio-error), the report and the page never hold the token, markup stays inert', async () => {
     const WORDS = ['ok', 'blocked', 'unreachable', 'refused'];

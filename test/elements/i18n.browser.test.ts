@@ -20,7 +20,7 @@ describe('localization', () => {
 
   it('lang="de" on the element shows German, and switching lang switches the text', async () => {
     const el = await fixture<BioVerify>(`<bio-verify ${ATTRS} subject-id="alice" lang="de"></bio-verify>`);
-    // German loads on use (localize.ts): the words once its table has arrived.
+    // German loads on use (src/elements/parts/localize.ts): the words once its table has arrived.
     await waitUntil(() => buttonText(el) === 'Fingerabdruck prüfen', 'no German words');
     await el.start();
     await el.updateComplete;
@@ -61,7 +61,7 @@ describe('localization', () => {
     );
     const verify = root.querySelector<BioVerify>('bio-verify')!;
     const status = root.querySelector<BioReaderStatus>('bio-reader-status')!;
-    // The fixture awaits the holder only; each element's first render is in a task of its own (src/elements/turn.ts).
+    // The fixture awaits the holder only; each element's first render is in a task of its own (src/elements/parts/turn.ts).
     await Promise.all([verify.updateComplete, status.updateComplete]);
     expect(buttonText(verify)).to.equal(en.verify);
     expect(textLang(verify)).to.equal('en');
@@ -95,7 +95,7 @@ describe('localization', () => {
     expect(textLang(own)).to.equal('pt');
 
     const de = await fixture<BioVerify>(`<bio-verify ${ATTRS} lang="de"></bio-verify>`);
-    // Built in, once its table has arrived (localize.ts): English, marked en, until then.
+    // Built in, once its table has arrived (src/elements/parts/localize.ts): English, marked en, until then.
     await waitUntil(() => textLang(de) === 'de', 'not marked de');
     // A regional English keeps its region (the voice of that English).
     const gb = await fixture<BioVerify>(`<bio-verify ${ATTRS} lang="en-GB"></bio-verify>`);

@@ -1,7 +1,7 @@
 // Chromium only, by design: Local Network Access is Chromium's; Firefox and WebKit have no such
 // permission, and the element tests there (test/elements/*.browser.test.ts) show them unchanged.
 /**
- * Chromium's real Local Network Access check (docs/cms.md, docs/development.md): the page is served as
+ * Chromium's real Local Network Access check (docs/cms.md, docs/testing.md): the page is served as
  * http://public.test (mapped to 127.0.0.1, treated as a secure context, and placed in the public
  * address space by --ip-address-space-overrides); the local service and the middleware listen on
  * 127.0.0.1, the loopback address space. Chromium then applies its `loopback-network` permission to

@@ -47,7 +47,7 @@ describe('login-url', () => {
     const el = await fixture<BioVerify>(
       `<bio-verify ${ATTRS} subject-id="alice" login-url="signin?return_to=%2Fhome" lang="de"></bio-verify>`,
     );
-    // German loads on use (src/elements/localize.ts): its words once the table has arrived.
+    // German loads on use (src/elements/parts/localize.ts): its words once the table has arrived.
     await waitUntil(() => (el.shadowRoot!.firstElementChild as HTMLElement).lang === 'de', 'German did not arrive');
     const { link } = await run(el);
     expect(link!.href).to.equal(new URL('signin?return_to=%2Fhome', document.baseURI).href);

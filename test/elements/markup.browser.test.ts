@@ -1,13 +1,13 @@
 /**
  * Markup as people type it (docs/elements.md, "Attributes"; one converter per kind of value,
- * src/elements/attributes.ts): ids lose the spaces and line breaks around them, an id left blank is a
+ * src/elements/parts/attributes.ts): ids lose the spaces and line breaks around them, an id left blank is a
  * `config` error naming its attribute, a number attribute that is empty or not a number is its default,
  * and an enumerated value is read in any ASCII case, as HTML reads its own.
  */
 import { expect, fixture, oneEvent } from '@open-wc/testing';
 import '../../src/elements/index.js';
 import type { BioEnrolled, BioReaderStatus, BioSearch, BioVerify } from '../../src/elements/index.js';
-import type { BioErrorDetail } from '../../src/elements/events.js';
+import type { BioErrorDetail } from '../../src/elements/parts/events.js';
 import { en } from '../../src/elements/translations/en.js';
 import { hang } from '../support/fake-network.js';
 import { LOCAL, MIDDLEWARE, TOKEN_PATH, installNetwork, restoreNetwork, type Net } from './network.js';
@@ -141,7 +141,7 @@ describe('markup as people type it', () => {
         `<div>${['DARK', 'dark', 'Light', 'light'].map((theme) => markup('bio-verify', { ...WIRED, theme })).join('')}</div>`,
       );
       const [upper, dark, title, light] = [...holder.children] as BioVerify[];
-      // The fixture awaits the holder only; each element's first render is in a task of its own (src/elements/turn.ts).
+      // The fixture awaits the holder only; each element's first render is in a task of its own (src/elements/parts/turn.ts).
       await Promise.all([upper, dark, title, light].map((el) => el!.updateComplete));
       expect([upper!.theme, title!.theme]).to.deep.equal(['dark', 'light']);
       expect(schemeOf(upper!)).to.equal('dark');

@@ -9,7 +9,7 @@
  */
 import { expect, waitUntil } from '@open-wc/testing';
 import type { BioEnroll, BioVerify } from '../../src/elements/index.js';
-import type { BioErrorDetail } from '../../src/elements/events.js';
+import type { BioErrorDetail } from '../../src/elements/parts/events.js';
 import { ATTRS, MIDDLEWARE, installNetwork, restoreNetwork, shadowText, type Net } from './network.js';
 
 interface Seen {

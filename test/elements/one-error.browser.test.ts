@@ -5,7 +5,7 @@
 import { expect, fixture, oneEvent } from '@open-wc/testing';
 import '../../src/elements/index.js';
 import { BioIDError, ReaderAuthError } from '../../src/index.js';
-import type { BioErrorDetail } from '../../src/elements/events.js';
+import type { BioErrorDetail } from '../../src/elements/parts/events.js';
 import { json } from '../support/fake-network.js';
 import { ATTRS, TOKEN_PATH, installNetwork, restoreNetwork } from './network.js';
 

@@ -2,7 +2,7 @@ import { expect, fixture, oneEvent } from '@open-wc/testing';
 import $ from 'jquery';
 import '../../src/elements/index.js';
 import type { BioEnroll, BioEnrolled, BioSearch, BioVerify } from '../../src/elements/index.js';
-import type { BioErrorDetail, BioResultDetail } from '../../src/elements/events.js';
+import type { BioErrorDetail, BioResultDetail } from '../../src/elements/parts/events.js';
 import { json } from '../support/fake-network.js';
 import { ATTRS, MIDDLEWARE, TOKEN_PATH, everythingVisible, installNetwork, restoreNetwork, shadowText, type Net } from './network.js';
 

@@ -2,7 +2,7 @@ import { expect, fixture, oneEvent } from '@open-wc/testing';
 import { waitUntil } from '../support/wait.js';
 import '../../src/elements/index.js';
 import { configureElements, type BioReaderStatus } from '../../src/elements/index.js';
-import type { BioErrorDetail, BioStatusDetail } from '../../src/elements/events.js';
+import type { BioErrorDetail, BioStatusDetail } from '../../src/elements/parts/events.js';
 import { json, refuse } from '../support/fake-network.js';
 import { installFakeClock } from '../support/fake-clock.js';
 import { LOCAL, installNetwork, restoreNetwork, shadowText, type Net } from './network.js';

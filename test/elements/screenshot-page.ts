@@ -5,7 +5,7 @@
  */
 import '../../src/elements/index.js';
 import { clearBrokerTokens } from '../../src/index.js';
-import type { BioOperationElement } from '../../src/elements/operation-element.js';
+import type { BioOperationElement } from '../../src/elements/base/operation-element.js';
 import { fakeNetwork } from '../support/fake-network.js';
 import { SCENES, defaultRoutes } from './screenshot-scenes.js';
 

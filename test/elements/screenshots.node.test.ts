@@ -1,4 +1,4 @@
-// Chromium only, by design (docs/development.md): screenshot comparisons are not run in Firefox or WebKit and are not counted as skips.
+// Chromium only, by design (docs/testing.md): screenshot comparisons are not run in Firefox or WebKit and are not counted as skips.
 /**
  * Each state of the elements (screenshot-scenes.ts) is pictured in headless Chromium
  * and compared with its committed image in test/screenshots/, with a small tolerance for font

@@ -1,5 +1,5 @@
 /**
- * Each element setting is declared once, in src/elements/settings.ts (docs/development.md, "Adding an
+ * Each element setting is declared once, in src/elements/parts/settings.ts (docs/architecture.md, "Adding an
  * element setting"): its attribute, property, type, default and doc reach every tag of
  * custom-elements.json from there, the Lit properties come from the same rows, and what the core takes is
  * read from the core's own option tables. It reads custom-elements.json: `npm run build` first.
@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { readSettings } from '../../scripts/framework-types.mjs';
 import { READER_OPTIONS } from '../../src/core/reader.js';
 import { WATCH_OPTIONS } from '../../src/core/status-watch.js';
-import { WATCHED_SETTINGS, settingProperties } from '../../src/elements/settings.js';
+import { WATCHED_SETTINGS, settingProperties } from '../../src/elements/parts/settings.js';
 
 interface Attribute {
   name: string;
@@ -30,11 +30,11 @@ interface Declaration {
 }
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const settings = readSettings(`${root}src/elements/settings.ts`);
+const settings = readSettings(`${root}src/elements/parts/settings.ts`);
 const manifest = JSON.parse(readFileSync(`${root}custom-elements.json`, 'utf8')) as { modules: { declarations?: Declaration[] }[] };
 const tags = manifest.modules.flatMap((m) => m.declarations ?? []).filter((d) => d.tagName);
 
-describe('element settings, declared once (src/elements/settings.ts)', () => {
+describe('element settings, declared once (src/elements/parts/settings.ts)', () => {
   it('the Settings interface and the SETTINGS rows name the same settings, in the Lit properties too', () => {
     assert.isAbove(settings.length, 5);
     assert.deepEqual(
@@ -46,7 +46,7 @@ describe('element settings, declared once (src/elements/settings.ts)', () => {
     }
   });
 
-  it('every tag of custom-elements.json has each setting as a field and, unless a property only, an attribute, typed and documented from settings.ts', () => {
+  it('every tag of custom-elements.json has each setting as a field and, unless a property only, an attribute, typed and documented from src/elements/parts/settings.ts', () => {
     assert.isAbove(tags.length, 5);
     for (const tag of tags) {
       for (const setting of settings) {

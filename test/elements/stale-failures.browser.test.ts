@@ -19,7 +19,7 @@ const NO_DEVICE = { workstationId: 'ws-7', devices: [{ deviceId: 'dev-1', connec
 const OFFLINE = () => json({ error: 'workstation_offline', message: 'Target workstation is not currently live.' }, 503);
 /** The watch's interval between two polls (status-watch.ts default). */
 const INTERVAL = 3000;
-/** How often a workstation-offline failure asks the middleware (operation-element.ts). */
+/** How often a workstation-offline failure asks the middleware (src/elements/base/operation-element.ts). */
 const LIVE_MS = 5000;
 
 const statusLine = (el: Element) => el.shadowRoot!.querySelector('[role="status"]')!.textContent!.trim();

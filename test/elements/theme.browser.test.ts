@@ -7,7 +7,7 @@
  */
 import { expect, fixture, waitUntil } from '@open-wc/testing';
 import '../../src/elements/index.js';
-import type { BioElement } from '../../src/elements/bio-element.js';
+import type { BioElement } from '../../src/elements/base/bio-element.js';
 import type { BioReaderStatus, BioVerify } from '../../src/elements/index.js';
 import { clearBrokerTokens } from '../../src/index.js';
 import { deferred, json, refuse } from '../support/fake-network.js';
@@ -146,7 +146,7 @@ describe('themes', function () {
       `<div><bio-verify ${ATTRS} theme="light"></bio-verify><bio-verify ${ATTRS} theme="dark"></bio-verify><bio-verify ${ATTRS}></bio-verify></div>`,
     );
     const [light, dark, page] = [...holder.children] as BioVerify[];
-    // The fixture awaits the holder only; each element's first render is in a task of its own (src/elements/turn.ts).
+    // The fixture awaits the holder only; each element's first render is in a task of its own (src/elements/parts/turn.ts).
     await Promise.all([light, dark, page].map((el) => el!.updateComplete));
     expect(luminance(surfaceOf(light!))).to.be.greaterThan(0.9);
     expect(luminance(surfaceOf(dark!))).to.be.lessThan(0.05);

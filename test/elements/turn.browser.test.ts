@@ -1,8 +1,8 @@
 /**
- * Start-up never blocks the page (src/elements/turn.ts): elements that connect together render one per
+ * Start-up never blocks the page (src/elements/parts/turn.ts): elements that connect together render one per
  * task, so the page gets a turn between them; updateComplete resolves after the element's own render, so
  * "await updateComplete, then read" holds; and each host holds its card's size from the moment it
- * connects (styles.ts), so nothing around it moves when the card arrives.
+ * connects (src/elements/parts/styles.ts), so nothing around it moves when the card arrives.
  */
 import { expect } from '@open-wc/testing';
 import '../../src/elements/index.js';

@@ -8,7 +8,7 @@ import { expect, fixture } from '@open-wc/testing';
 import { waitUntil } from '../support/wait.js';
 import '../../src/elements/index.js';
 import { BioVerify } from '../../src/elements/index.js';
-import type { BioErrorCode, BioErrorDetail } from '../../src/elements/events.js';
+import type { BioErrorCode, BioErrorDetail } from '../../src/elements/parts/events.js';
 import { BioIDError } from '../../src/core/errors.js';
 import { en } from '../../src/elements/translations/en.js';
 import { de } from '../../src/elements/translations/de.js';
@@ -82,7 +82,7 @@ describe('the words on a card: a headline and a next step for people, in four la
   for (const lang of LANGS) {
     it(`${lang}: every code shows its headline and sentence, with no URL, status or wire code on the card`, async () => {
       const seen: string[] = [];
-      // German, French and Spanish load on use (src/elements/localize.ts): wait once for the table, then every card has it.
+      // German, French and Spanish load on use (src/elements/parts/localize.ts): wait once for the table, then every card has it.
       const probe = await fixture(`<test-failing-verify lang="${lang}" ${ATTRS} subject-id="alice"></test-failing-verify>`);
       await waitUntil(() => (probe.shadowRoot!.firstElementChild as HTMLElement).lang === lang, `${lang} did not arrive`);
       probe.remove();

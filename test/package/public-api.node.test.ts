@@ -6,7 +6,7 @@
  * change, `npm run api:update` rewrites the committed files. The reference in docs/reference/ is made
  * from the same API Extractor run of each entry and custom-elements.json, as `npm run docs` writes it; so
  * are the environment variable tables inside docs/broker.md and docs/operations.md, from the tables that
- * declare the variables (src/broker/env-variables.ts, broker/src/serve-env.ts, broker/src/check-env.ts).
+ * declare the variables (src/broker/config/env-variables.ts, broker/src/serve-env.ts, broker/src/check-env.ts).
  */
 import { assert } from 'chai';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';

@@ -49,11 +49,14 @@ const ALLOWED: Record<string, Array<[RegExp, string]>> = {
  * custom-elements.json the package ships anyway: on GitHub only, the shipped docs link there.
  */
 const REPOSITORY_ONLY_DOCS = [
+  'docs/architecture.md',
+  'docs/contributing.md',
   'docs/demo.md',
   'docs/development.md',
   'docs/performance.md',
   'docs/security-tests.md',
   'docs/spec-coverage.md',
+  'docs/testing.md',
   'docs/wordpress.md',
   'docs/reference/',
 ];

@@ -1,5 +1,5 @@
 /**
- * `npm run version-packages` (scripts/version-packages.mjs, docs/development.md "Releases"): while
+ * `npm run version-packages` (scripts/version-packages.mjs, docs/contributing.md "Releases"): while
  * bioid-sdk is at 0.x, a minor of it leaves bioid-simulator's peer range, and changesets proposes 1.0.0 for
  * the simulator though no changeset asked for it. The script writes the next minor instead. Each case runs
  * `changeset version` for real in a git repository of its own: the three manifests and changelogs of this

@@ -1,4 +1,4 @@
-// Chromium only by design (docs/development.md: the PHP recipe quick starts); the contract checks need no browser.
+// Chromium only by design (docs/testing.md: the PHP recipe quick starts); the contract checks need no browser.
 /**
  * The PHP recipes are tested, not only written. Recipe A (docs/recipes/php/native) is a
  * token broker in plain PHP; recipe B (docs/recipes/php/sidecar) is a PHP app whose session check gates

@@ -1,4 +1,4 @@
-// Chromium only, by design (docs/development.md): the WordPress plugin suite.
+// Chromium only, by design (docs/testing.md): the WordPress plugin suite.
 /**
  * The plugin in a real WordPress (Debian's, with MariaDB on a socket and `php -S` on loopback;
  * test/wordpress/site.ts), installed from the zip `npm run pack:wordpress` writes, against the simulator

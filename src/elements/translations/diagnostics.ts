@@ -1,6 +1,6 @@
 /**
  * <bio-diagnostics>' causes and buttons, one typed object per language like the element strings (en.ts):
- * they travel with the code the element loads on use (diagnostics.ts), which adds them to each language.
+ * they travel with the code the element loads on use (src/elements/bio-diagnostics/diagnostics.ts), which adds them to each language.
  * Row names and status words are the report's words, English, not strings.
  */
 export const en = {

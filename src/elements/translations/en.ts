@@ -1,6 +1,6 @@
 /**
  * English: the source of every key. A translation is an `ElementStrings`, so the compiler catches a
- * missing, misspelt or extra key in any language (`<bio-diagnostics>`' own strings: diagnostics.ts).
+ * missing, misspelt or extra key in any language (`<bio-diagnostics>`' own strings: src/elements/bio-diagnostics/diagnostics.ts).
  * Keys of failures are the `bio-error` codes they explain. `{name}` placeholders are filled with plain
  * text; nothing here is ever parsed as HTML.
  */
@@ -30,7 +30,7 @@ export const en = {
   'session-expired': 'Your session has ended. Sign in again.',
   'signInFirst.title': 'Sign-in needed',
   signInFirst: 'Sign in to continue.',
-  // In a frame of another site whose sign-in cookie the browser withheld (frame.ts): a link to the page in a new tab.
+  // In a frame of another site whose sign-in cookie the browser withheld (src/elements/parts/frame.ts): a link to the page in a new tab.
   framed: 'Open this page in a new tab to sign in.',
   'auth.title': 'Sign-in failed',
   auth: 'Signing in to the fingerprint service failed. Try again, or ask your administrator.',
