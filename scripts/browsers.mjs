@@ -167,6 +167,10 @@ export const CHROMIUM_ARGS = [
   '--no-first-run',
   '--disable-dev-shm-usage',
   '--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup,WebUIOmniboxFullPopup',
+  // Third-party cookies blocked, as headless Chromium blocks them and as Firefox and Safari do by default:
+  // the headless shell would let them through, so the tests would see another browser in each mode. A page
+  // framed by another site meets the cookie it needs withheld (test/e2e/cross-site.node.test.ts).
+  '--test-third-party-cookie-phaseout',
 ];
 
 /** Firefox preferences that keep it off the network (updates, telemetry, remote settings, portals, ...). */

@@ -58,7 +58,4 @@ export interface Browser {
   newContext(): Promise<Context>;
   close(): Promise<void>;
 }
-export declare function launch(
-  engine: Engine,
-  options?: { firefoxPrefs?: Record<string, unknown>; chromiumArgs?: string[] },
-): Promise<Browser>;
+export declare function launch(engine: Engine, options?: { firefoxPrefs?: Record<string, unknown> }): Promise<Browser>;

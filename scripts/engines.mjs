@@ -252,7 +252,7 @@ class PuppeteerContext {
 // hundred modules, and over the browser tests that cost Firefox's parent process 30 of its 71 CPU seconds
 // and web-test-runner 5 of its 13. A test that watches the network opens a CDP session of its own
 // (test/e2e/no-aborted-requests.node.test.ts).
-async function launchPuppeteer(engine, { firefoxPrefs, chromiumArgs = [] } = {}) {
+async function launchPuppeteer(engine, { firefoxPrefs } = {}) {
   const puppeteer = (await import('puppeteer-core')).default;
   const browser =
     engine === 'firefox'
@@ -268,7 +268,7 @@ async function launchPuppeteer(engine, { firefoxPrefs, chromiumArgs = [] } = {})
           browser: 'chrome',
           ...chromiumLaunch(),
           networkEnabled: false,
-          args: [...CHROMIUM_ARGS, ...chromiumArgs],
+          args: CHROMIUM_ARGS,
         });
   return {
     engine,

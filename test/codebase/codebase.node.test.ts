@@ -24,6 +24,9 @@ function filesUnder(dir: string, kind = SOURCE): string[] {
 
 const CODE_DIRS = ['src', 'test', 'bench', 'scripts', 'broker/src', 'simulator/src', 'demo', 'wordpress'];
 const codeFiles = CODE_DIRS.flatMap((dir) => filesUnder(dir));
+const texts = new Map<string, string>();
+/** A file's text, read once for all the checks below. */
+const read = (file: string) => texts.get(file) ?? texts.set(file, readFileSync(join(root, file), 'utf8')).get(file)!;
 // Docs, the budget table and the packages' manifests are read by maintainers too, so they cite nothing from outside either.
 const textFiles = filesUnder('', /\.(md|json)$/);
 
@@ -37,7 +40,7 @@ describe('the codebase after a clone', () => {
     const missing: string[] = [];
     for (const file of codeFiles) {
       // Comments and test titles cite; a path in code (an import, an app's own file) is the compiler's or the test's to check.
-      const text = readFileSync(join(root, file), 'utf8')
+      const text = read(file)
         .split('\n')
         .filter((line) => /^\s*(\/\/|\/\*|\*|#)|\b(it|describe)\(/.test(line))
         .join('\n');
@@ -55,7 +58,7 @@ describe('the codebase after a clone', () => {
     // Any case: a comment that starts a sentence with the name is as much a citation. So is a section of
     // the design notes by number (product, then a section) or a path that climbs out of docs/ to reach them.
     const outside = /\b(?:product\.md|decisions\.md|\.\.\/shared\/|issue \d+|product \d|docs\/\.\.\/)/i;
-    const found = [...codeFiles, ...textFiles].filter((file) => outside.test(readFileSync(join(root, file), 'utf8')));
+    const found = [...codeFiles, ...textFiles].filter((file) => outside.test(read(file)));
     assert.deepEqual(found, [], 'say the reason in the comment, or cite docs/ of this repository');
   });
 
@@ -65,7 +68,7 @@ describe('the codebase after a clone', () => {
     const sections = new Set([...coverage.matchAll(/^(?:## |\| )(\d+(?:\.\d+)?)\b/gm)].map(([, n]) => n));
     const unresolved = new Set<string>();
     for (const file of codeFiles) {
-      for (const [, list] of readFileSync(join(root, file), 'utf8').matchAll(/\bspec (\d+(?:\.\d+)?(?:, \d+(?:\.\d+)?)*)/g))
+      for (const [, list] of read(file).matchAll(/\bspec (\d+(?:\.\d+)?(?:, \d+(?:\.\d+)?)*)/g))
         for (const n of list.split(', ')) if (!sections.has(n) && !sections.has(n.split('.')[0]!)) unresolved.add(`spec ${n} (${file})`);
     }
     assert.deepEqual([...unresolved], [], "say the rule in docs/spec-coverage.md, in this project's words, with its tests");
@@ -99,7 +102,7 @@ describe('the codebase after a clone', () => {
   it('every script and bench file starts with a comment saying its job', () => {
     const silent = [...filesUnder('scripts'), ...filesUnder('bench')]
       .filter((file) => /\.m?js$/.test(file))
-      .filter((file) => !/^(\/\/|\/\*)/.test(readFileSync(join(root, file), 'utf8').replace(/^#!.*\n/, '')));
+      .filter((file) => !/^(\/\/|\/\*)/.test(read(file).replace(/^#!.*\n/, '')));
     assert.deepEqual(silent, [], 'start it with a // line: what it does and who runs it');
   });
 
@@ -115,7 +118,7 @@ describe('the codebase after a clone', () => {
     it(`the modules of ${dir}/ import one another without a circle`, () => {
       const graph = new Map<string, string[]>();
       for (const file of filesUnder(dir).filter((f) => f.endsWith('.ts'))) {
-        const text = readFileSync(join(root, file), 'utf8');
+        const text = read(file);
         const deps = [...text.matchAll(/(?:import|export)[^;]*?from '(\.[^']+)'/g)].map(([, spec]) =>
           normalize(join(dirname(file), spec.replace(/\.js$/, '.ts'))),
         );

@@ -132,12 +132,10 @@ for (const engine of selectedEngines())
     before(async () => {
       party = await startParty();
       // Firefox's own testing preferences answer its storage access prompt with "allow", as a user would
-      // (headless, the prompt would wait for ever); they change nothing else. Chromium's headless shell lets
-      // third-party cookies through; the flag blocks them as Chrome's phase-out does, the case of a visitor
-      // whose browser blocks them (as Firefox and Safari do by default).
+      // (headless, the prompt would wait for ever); they change nothing else. Chromium blocks third-party
+      // cookies through its launch flags (scripts/browsers.mjs, CHROMIUM_ARGS).
       browser = await launch(engine, {
         firefoxPrefs: { 'dom.storage_access.prompt.testing': true, 'dom.storage_access.prompt.testing.allow': true },
-        chromiumArgs: ['--test-third-party-cookie-phaseout'],
       });
     });
     after(async () => {
