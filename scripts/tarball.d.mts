@@ -29,8 +29,10 @@ export declare const PACKAGES: PackageDir[];
 export declare function formatBytes(bytes: number): string;
 /** The files of a .tgz, read from the file itself. */
 export declare function readTarball(tarball: string): TarballContents;
-/** The package at `from` copied to `to` (with `onlyFiles`, only what its package.json publishes), node_modules linked to the repository's. */
+/** The package at `from` copied to `to` (with `onlyFiles`, only what its package.json publishes). */
 export declare function copyPackage(from: string, to: string, onlyFiles: boolean): void;
+/** The repository's node_modules linked into `work`, above the copied packages, for their builds. */
+export declare function linkTools(work: string): void;
 /** Packs the three packages from a copy of the tree made in `work` (an empty folder); `prepare` changes the copy first. */
 export declare function packPackages(work: string, options?: { prepare?: (tree: string) => unknown }): Promise<PackedPackage[]>;
 /** `npm pack` in `dir` (with its prepack unless `ignoreScripts`), the tarball written to `into`: its path. */

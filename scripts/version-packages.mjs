@@ -9,19 +9,26 @@
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PACKAGES } from './tarball.mjs';
 
-const NPX = process.platform === 'win32' ? 'npx.cmd' : 'npx';
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+
+/**
+ * `changeset <args>` in `root`: the repository's own @changesets/cli, run by path, so a copy of the tree
+ * (applyPendingChangesets) needs no node_modules of its own and no npx starts.
+ */
+const CHANGESET = createRequire(import.meta.url).resolve('@changesets/cli/bin.js');
+const changeset = (root, args, stdio) => execFileSync(process.execPath, [CHANGESET, ...args], { cwd: root, stdio });
 
 /** What `changeset status` proposes, read before `changeset version` consumes the changesets. */
 export function proposedReleases(root) {
   const dir = mkdtempSync(join(tmpdir(), 'bioid-changesets-'));
   try {
     const file = join(dir, 'status.json');
-    execFileSync(NPX, ['changeset', 'status', '--output', file], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+    changeset(root, ['status', '--output', file], ['ignore', 'ignore', 'inherit']);
     return JSON.parse(readFileSync(file, 'utf8')).releases;
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -57,7 +64,7 @@ export function writeAsMinor(root, release) {
 /** The whole step: propose, version, correct; the lockfile unless `lockfile` is false. */
 export function versionPackages(root, { lockfile = true, log = console.log, stdio = 'inherit' } = {}) {
   const corrections = unaskedMajors(proposedReleases(root));
-  execFileSync(NPX, ['changeset', 'version'], { cwd: root, stdio });
+  changeset(root, ['version'], stdio);
   for (const release of corrections) {
     writeAsMinor(root, release);
     log(`${release.name}: ${release.to}, not ${release.from} (a peer range left while at 0.x; no changeset asked for a major)`);

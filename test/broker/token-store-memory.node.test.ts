@@ -35,6 +35,45 @@ function withEvents(overrides: Partial<TokenBrokerOptions>) {
   return { broker, log, events };
 }
 
+/** An identity provider that answers at once, counting its exchanges. */
+function fakeIdp() {
+  const idp = { exchanges: 0, fetchImpl: async () => json({ access_token: `tok-${++idp.exchanges}`, expires_in: 300 }) };
+  return idp;
+}
+
+/**
+ * The answer to one request and the fake time it took. The clock moves only to the next timer the broker
+ * set (a poll's pause), and only once the work that needs no timer is done (a real turn of the event loop
+ * each time), so the time is what the broker chose to wait, on any machine.
+ */
+async function answered(clock: FakeClock, pending: Promise<Response>): Promise<{ status: number; waitedMs: number }> {
+  let response: Response | undefined;
+  void pending.then((r) => (response = r));
+  const started = Date.now();
+  while (!response) {
+    await new Promise((resolve) => setImmediate(resolve));
+    if (!response && clock.countTimers() > 0) await clock.nextAsync();
+  }
+  return { status: response.status, waitedMs: Date.now() - started };
+}
+
+/** A broker on `store` against the fake `idp`; its store-error events in `events`. */
+function instance(idp: { fetchImpl: () => Promise<Response> }, store: TokenStore, overrides: Partial<TokenBrokerOptions> = {}) {
+  const events: BrokerEvent[] = [];
+  const broker = createTokenBroker({
+    issuerUrl: 'https://idp.example.com',
+    realm: 'acme',
+    ...CLIENT,
+    authorize: () => true,
+    logger: () => {},
+    store,
+    fetchImpl: idp.fetchImpl,
+    onEvent: (event) => void (event.type === 'store-error' && events.push(event)),
+    ...overrides,
+  });
+  return { broker, events };
+}
+
 describe('memoryTokenStore', () => {
   it('keeps a value for its time to live, sets if absent atomically, and releases a lock for its holder only', async () => {
     let now = 1_000;
@@ -114,25 +153,6 @@ describe('shared token store: fail-open', () => {
     assert.isBelow(performance.now() - started, 7_500);
   });
 
-  it('the lock holder answers as soon as its token is known: saving it and releasing the lock in a store turned slow come after, still reported', async () => {
-    const slowWrites: TokenStore = { ...memoryTokenStore(), set: never, compareAndDelete: never };
-    const { broker, events } = withEvents({ store: slowWrites, storeTimeoutMs: 3000 });
-    assert.strictEqual((await broker(brokerRequest())).status, 200);
-    // The writes begin once the token is known, so an answer that waited for them would come after their
-    // timeouts were reported, however long the exchange took.
-    assert.deepStrictEqual(events, [], 'the answer waited for no write');
-    const deadline = Date.now() + 15_000;
-    while (events.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-    assert.deepStrictEqual(
-      events,
-      [
-        { type: 'store-error', operation: 'set', kind: 'timeout' },
-        { type: 'store-error', operation: 'lock', kind: 'timeout' },
-      ],
-      'the save, then the release',
-    );
-  });
-
   it("a worker's waitUntil (the context's) is given the writes that follow the answer, and settles once the token is saved and the lock released", async () => {
     const memory = memoryTokenStore();
     let releaseSave!: () => void;
@@ -189,22 +209,6 @@ describe('shared token store: fail-open', () => {
     }
   });
 
-  it('a subject token the IdP refuses is answered at once; its delete from a store turned slow comes after, still reported', async () => {
-    const slowDelete: TokenStore = { ...memoryTokenStore(), delete: never };
-    const { broker, events } = withEvents({
-      store: slowDelete,
-      storeTimeoutMs: 3000,
-      tokenExchange: { subjectToken: () => 'not-a-token-the-idp-knows' },
-    });
-    assert.strictEqual((await broker(brokerRequest())).status, 502);
-    // The delete begins once the IdP refused, so an answer that waited for it would come after its timeout
-    // was reported, however long the IdP took.
-    assert.deepStrictEqual(events, [], 'the answer waited for no delete');
-    const deadline = Date.now() + 15_000;
-    while (events.length < 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-    assert.deepStrictEqual(events, [{ type: 'store-error', operation: 'delete', kind: 'timeout' }]);
-  });
-
   it('a listener that throws or rejects changes no answer', async () => {
     const store: TokenStore = { ...memoryTokenStore(), get: () => Promise.reject(new Error('down')) };
     for (const onEvent of [
@@ -233,6 +237,51 @@ describe('shared token store: fail-open', () => {
   });
 });
 
+describe('shared token store: the writes that follow the answer', () => {
+  let clock: FakeClock;
+  beforeEach(() => {
+    // The store's timeouts are the subject: timers, Date and performance.now() are fake (the store's bound
+    // reads the time from performance.now()), moved only when the broker waits.
+    clock = installFakeClock({ performance: true });
+  });
+  afterEach(() => clock.restore());
+
+  it('the lock holder answers as soon as its token is known: saving it and releasing the lock in a store turned slow come after, still reported', async () => {
+    const slowWrites: TokenStore = { ...memoryTokenStore(), set: never, compareAndDelete: never };
+    const { broker, events } = instance(fakeIdp(), slowWrites, { storeTimeoutMs: 3000 });
+    const { status, waitedMs } = await answered(clock, broker(brokerRequest()));
+    assert.strictEqual(status, 200);
+    // An answer that waited for the writes would have come after their timeouts.
+    assert.strictEqual(waitedMs, 0, 'the answer waited for no write');
+    assert.deepStrictEqual(events, []);
+    await clock.runAllAsync();
+    assert.deepStrictEqual(
+      events,
+      [
+        { type: 'store-error', operation: 'set', kind: 'timeout' },
+        { type: 'store-error', operation: 'lock', kind: 'timeout' },
+      ],
+      'the save, then the release',
+    );
+  });
+
+  it('a subject token the IdP refuses is answered at once; its delete from a store turned slow comes after, still reported', async () => {
+    const refusing = { fetchImpl: async () => json({ error: 'invalid_grant', error_description: 'subject token unknown' }, 400) };
+    const slowDelete: TokenStore = { ...memoryTokenStore(), delete: never };
+    const { broker, events } = instance(refusing, slowDelete, {
+      storeTimeoutMs: 3000,
+      tokenExchange: { subjectToken: () => 'not-a-token-the-idp-knows' },
+    });
+    const { status, waitedMs } = await answered(clock, broker(brokerRequest()));
+    assert.strictEqual(status, 502);
+    // An answer that waited for the delete would have come after its timeout.
+    assert.strictEqual(waitedMs, 0, 'the answer waited for no delete');
+    assert.deepStrictEqual(events, []);
+    await clock.runAllAsync();
+    assert.deepStrictEqual(events, [{ type: 'store-error', operation: 'delete', kind: 'timeout' }]);
+  });
+});
+
 describe('shared token store: a lock someone else holds (anyone who can write to the store can set one)', () => {
   let clock: FakeClock;
   beforeEach(() => {
@@ -240,12 +289,6 @@ describe('shared token store: a lock someone else holds (anyone who can write to
     clock = installFakeClock();
   });
   afterEach(() => clock.restore());
-
-  /** An identity provider that answers at once, counting its exchanges. */
-  function fakeIdp() {
-    const idp = { exchanges: 0, fetchImpl: async () => json({ access_token: `tok-${++idp.exchanges}`, expires_in: 300 }) };
-    return idp;
-  }
 
   /** A memory store that records the keys of the locks brokers take, and counts the reads. */
   function watchedStore() {
@@ -265,47 +308,14 @@ describe('shared token store: a lock someone else holds (anyone who can write to
     return { store, memory, seen };
   }
 
-  /**
-   * The answer to one request and the fake time it took. The clock moves only to the next timer the broker
-   * set (a poll's pause), and only once the work that needs no timer is done (a real turn of the event loop
-   * each time), so the time is what the broker chose to wait, on any machine.
-   */
-  async function answered(pending: Promise<Response>): Promise<{ status: number; waitedMs: number }> {
-    let response: Response | undefined;
-    void pending.then((r) => (response = r));
-    const started = Date.now();
-    while (!response) {
-      await new Promise((resolve) => setImmediate(resolve));
-      if (!response && clock.countTimers() > 0) await clock.nextAsync();
-    }
-    return { status: response.status, waitedMs: Date.now() - started };
-  }
-
   /** The lock's key as a broker takes it, learned from one cold request; then the store is emptied. */
   async function lockKeyOf(watched: ReturnType<typeof watchedStore>, idp: ReturnType<typeof fakeIdp>): Promise<string> {
-    assert.strictEqual((await answered(instance(idp, watched.store).broker(brokerRequest()))).status, 200);
+    assert.strictEqual((await answered(clock, instance(idp, watched.store).broker(brokerRequest()))).status, 200);
     const [lockKey] = [...watched.seen.locks];
     assert.ok(lockKey, 'the broker took a lock');
     await watched.memory.delete(lockKey.slice(0, -'#lock'.length));
     return lockKey;
   }
-
-  /** A broker instance on `store` against `idp`; its store-error events in `events`. */
-  const instance = (idp: { fetchImpl: () => Promise<Response> }, store: TokenStore, overrides: Partial<TokenBrokerOptions> = {}) => {
-    const events: BrokerEvent[] = [];
-    const broker = createTokenBroker({
-      issuerUrl: 'https://idp.example.com',
-      realm: 'acme',
-      ...CLIENT,
-      authorize: () => true,
-      logger: () => {},
-      store,
-      fetchImpl: idp.fetchImpl,
-      onEvent: (event) => void (event.type === 'store-error' && events.push(event)),
-      ...overrides,
-    });
-    return { broker, events };
-  };
 
   for (const [what, ttlMs] of [
     ['without an expiry', Infinity],
@@ -318,13 +328,13 @@ describe('shared token store: a lock someone else holds (anyone who can write to
       await watched.memory.set(lockKey, 'planted', ttlMs);
       const before = idp.exchanges;
       const a = instance(idp, watched.store);
-      const { status, waitedMs } = await answered(a.broker(brokerRequest()));
+      const { status, waitedMs } = await answered(clock, a.broker(brokerRequest()));
       assert.strictEqual(status, 200);
       assert.strictEqual(waitedMs, 0, 'no wait on a lock no broker sets');
       assert.deepStrictEqual(a.events, [{ type: 'store-error', operation: 'lock', kind: 'held' }]);
       // The next instance reads the token the first one stored: one exchange for both, lock or not.
       const b = instance(idp, watched.store);
-      assert.strictEqual((await answered(b.broker(brokerRequest()))).status, 200);
+      assert.strictEqual((await answered(clock, b.broker(brokerRequest()))).status, 200);
       assert.strictEqual(idp.exchanges - before, 1);
       assert.deepStrictEqual(b.events, []);
       assert.strictEqual(await watched.memory.get(lockKey), 'planted', "a lock that is not the broker's is left as it is");
@@ -337,7 +347,7 @@ describe('shared token store: a lock someone else holds (anyone who can write to
     const lockKey = await lockKeyOf(watched, idp);
     await watched.memory.set(lockKey, 'planted', 5_000);
     const a = instance(idp, watched.store, { timeoutMs: 10_000 });
-    const { status, waitedMs } = await answered(a.broker(brokerRequest()));
+    const { status, waitedMs } = await answered(clock, a.broker(brokerRequest()));
     assert.strictEqual(status, 200);
     assert.isAtMost(waitedMs, DEFAULT_STORE_LOCK_WAIT_MS);
     // It polled the store up to the bound: the last pause (at most 100 ms) would have passed it.
@@ -356,7 +366,7 @@ describe('shared token store: a lock someone else holds (anyone who can write to
     ] as const) {
       await watched.memory.delete(lockKey.slice(0, -'#lock'.length));
       await watched.memory.set(lockKey, 'planted', lockMs);
-      const { waitedMs } = await answered(instance(idp, watched.store, options).broker(brokerRequest()));
+      const { waitedMs } = await answered(clock, instance(idp, watched.store, options).broker(brokerRequest()));
       assert.isAtMost(waitedMs, bound, JSON.stringify(options));
       assert.isAbove(waitedMs, bound - 100, JSON.stringify(options));
     }
@@ -377,7 +387,7 @@ describe('shared token store: a lock someone else holds (anyone who can write to
     const first = holder.broker(brokerRequest());
     // The holder took the lock and waits for its IdP; the other instance finds the lock.
     while (!release) await new Promise((resolve) => setImmediate(resolve));
-    const second = answered(other.broker(brokerRequest()));
+    const second = answered(clock, other.broker(brokerRequest()));
     await clock.tickAsync(50);
     release();
     const [a, b] = await Promise.all([first, second]);

@@ -24,7 +24,7 @@ import { loggedLines, startSessionCheck } from '../broker/bin-support.js';
 import { startRedis, type RunningRedis } from '../broker/redis-server.js';
 import { APP_ORIGIN, CLIENT, startServer } from '../broker/support.js';
 import { installOffline, pack, type Packed } from '../support/offline-install.js';
-import { copyPackage } from '../../scripts/tarball.mjs';
+import { copyPackage, linkTools } from '../../scripts/tarball.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const run = promisify(execFile);
@@ -97,6 +97,7 @@ describe('bioid-broker as an operator installs it (npm install bioid-broker, fro
     const tarballs = join(work, 'tarballs');
     app = join(work, 'app');
     for (const dir of [tree, join(tree, 'broker'), tarballs, app]) mkdirSync(dir, { recursive: true });
+    linkTools(work); // for the build in broker's prepack
     copyPackage(root, tree, true);
     copyPackage(join(root, 'broker'), join(tree, 'broker'), false);
     packed = [await pack(tree, tarballs, { ignoreScripts: true }), await pack(join(tree, 'broker'), tarballs)];

@@ -22,7 +22,7 @@ import express from 'express';
 import { launch, type Browser } from '../../scripts/engines.mjs';
 import { runOperation } from '../e2e/operations.js';
 import { installOffline, pack, type Packed } from '../support/offline-install.js';
-import { copyPackage } from '../../scripts/tarball.mjs';
+import { copyPackage, linkTools } from '../../scripts/tarball.mjs';
 import { assertConfirmedMatch, startSimulator } from '../support/simulator-run.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -83,6 +83,7 @@ describe('bioid-simulator as an integrator installs it', function () {
     const tarballs = join(work, 'tarballs');
     app = join(work, 'app');
     for (const dir of [tree, join(tree, 'simulator'), tarballs, app]) mkdirSync(dir, { recursive: true });
+    linkTools(work); // for the build in simulator's prepack
     copyPackage(root, tree, true);
     copyPackage(join(root, 'simulator'), join(tree, 'simulator'), false);
     packed = [await pack(tree, tarballs, { ignoreScripts: true }), await pack(join(tree, 'simulator'), tarballs)];
