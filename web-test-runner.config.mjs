@@ -1,4 +1,4 @@
-// Browser tests in Chromium, Firefox and WebKit (scripts/wtr-engines.mjs; BIOID_ENGINES narrows them): runtime-neutral
+// Browser tests in Chromium, Firefox and WebKit (test/support/wtr-engines.ts; BIOID_ENGINES narrows them): runtime-neutral
 // core tests (*.test.ts, also run in Node) and browser-only tests (*.browser.test.ts). Node-only tests
 // (*.node.test.ts) are excluded. Every test file uses mocha's globals (describe, it, before, after…);
 // runtime-neutral tests import chai's assert from 'chai', browser-only tests use @open-wc/testing (chai's
@@ -14,9 +14,14 @@ import { createServer } from 'node:http';
 import { text } from 'node:stream/consumers';
 import { fileURLToPath } from 'node:url';
 import { esbuildPlugin } from '@web/dev-server-esbuild';
-import { selectedEngines } from './scripts/engines.mjs';
-import { engineLauncher } from './scripts/wtr-engines.mjs';
+import { tsImport } from 'tsx/esm/api';
 import { isRuntimeNeutral, testFiles } from './scripts/test-files.mjs';
+
+// The launchers are the test harness's, TypeScript beside the tests (test/support/wtr-engines.ts); web-test-runner
+// loads this config with plain Node, so tsx loads them. tsImport, not register(): tsx then loads these modules
+// alone and leaves how Node loads everything else in web-test-runner's process as it was. One import, so one
+// instance of test/support/engines.ts (its child processes and exit hook) serves every engine.
+const { selectedLaunchers } = await tsImport('./test/support/wtr-engines.ts', import.meta.url);
 
 const LOOPBACK = '127.0.0.1';
 
@@ -61,7 +66,7 @@ export default {
   // The same for a whole file (web-test-runner's default is 120 s): the fuzz file's 1,000 cases took longer in
   // WebKit on a busy machine.
   testsFinishTimeout: 600_000,
-  browsers: selectedEngines().map(engineLauncher),
+  browsers: selectedLaunchers(),
   middleware: [
     function testRoutes(ctx, next) {
       // Where the second origin is (test/core/local-service-cors.browser.test.ts).

@@ -1,20 +1,21 @@
-// Shared by the Chromium sections: one headless Chromium (puppeteer-core, launched by
-// scripts/engines.mjs with the system browser scripts/browsers.mjs finds) and a small HTTP server on
+// Shared by the Chromium sections: one headless Chromium (puppeteer-core, launched by the test harness
+// test/support/engines.ts with the system browser scripts/browsers.mjs finds) and a small HTTP server on
 // 127.0.0.1 port 0 that serves pages, dist/ files and per-section JSON routes, and counts every request
 // by path.
 import { createServer } from 'node:http';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { launch } from '../scripts/engines.mjs';
+import { tsImport } from 'tsx/esm/api';
 
 let enginePromise;
 
 /**
- * One browser for the whole bench: the puppeteer-core Browser of scripts/engines.mjs's Chromium.
+ * One browser for the whole bench: the puppeteer-core Browser of test/support/engines.ts's Chromium, loaded
+ * through tsx (it is TypeScript, and `node bench/startup-profile.mjs` runs without tsx registered).
  * `shared.chromiumVersion` is filled in for the report.
  */
 export async function browser(shared) {
-  enginePromise ??= launch('chromium');
+  enginePromise ??= tsImport('../test/support/engines.ts', import.meta.url).then(({ launch }) => launch('chromium'));
   const engine = await enginePromise;
   // "HeadlessChrome/156.0.8078.108": the number is what the report shows.
   shared.chromiumVersion = (await engine.version()).replace(/^\D*\//, '');

@@ -13,15 +13,51 @@
 //
 // Everything this module reads from the machine goes through `inputs` (env, uid, os-release text, file
 // checks, sudo), so tests can drive the missing paths without touching the machine.
+//
+// The types (Requirement, Inputs, ...) are JSDoc, which tsc reads for the tests that import this module.
+// @ts-check
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
+ * @typedef {object} Requirement
+ * @property {string} id
+ * @property {string} name
+ * @property {string} env
+ * @property {string[]} [commands]
+ * @property {string[]} [globs]
+ * @property {string[]} [files]
+ * @property {string} debian
+ * @property {string} why
+ * @property {(inputs: Inputs) => boolean} [needed]
+ */
+/**
+ * What this module reads from the machine (systemInputs() is the real one).
+ * @typedef {object} Inputs
+ * @property {Record<string, string | undefined>} env
+ * @property {number} uid
+ * @property {string} osRelease
+ * @property {(path: string) => boolean} isExecutable
+ * @property {(dir: string) => string[]} listDir
+ * @property {(sudoPath: string) => boolean} canSudo
+ * @property {(command: string, args: string[], env: Record<string, string>) => number} run
+ * @property {(line: string) => void} log
+ * @property {(path: string) => boolean} [exists]
+ */
+/** @typedef {Requirement & { badEnv?: string }} Missing */
+/**
+ * @typedef {{ action: 'none' }
+ *   | { action: 'install'; packages: string[]; sudo?: string; missing: Missing[] }
+ *   | { action: 'stop'; message: string }} Plan
+ */
+
+/**
  * What the tests need. `env`: the variable that names it; `commands`: names looked up on PATH;
  * `globs`: absolute paths with one `*` directory level (architecture-neutral) of an executable;
  * `files`: the same for a file that need not be executable (a PHP extension); `debian`: the package.
+ * @type {Requirement[]}
  */
 export const REQUIREMENTS = [
   // The WordPress suite (test/wordpress): Debian's WordPress and its default theme, PHP's MySQL
@@ -159,6 +195,7 @@ export const REQUIREMENTS = [
  * without them a launch costs about half the CPU (measured: a browser and five contexts, 6.2 → 3.4 CPU-s).
  * puppeteer adds these names to its own --disable-features.
  */
+/** @type {string[]} */
 export const CHROMIUM_ARGS = [
   '--no-sandbox',
   '--disable-gpu',
@@ -173,7 +210,10 @@ export const CHROMIUM_ARGS = [
   '--test-third-party-cookie-phaseout',
 ];
 
-/** Firefox preferences that keep it off the network (updates, telemetry, remote settings, portals, ...). */
+/**
+ * Firefox preferences that keep it off the network (updates, telemetry, remote settings, portals, ...).
+ * @type {Record<string, string | number | boolean>}
+ */
 export const FIREFOX_PREFS = {
   'app.update.enabled': false,
   'app.update.auto': false,
@@ -227,7 +267,10 @@ export const FIREFOX_PREFS = {
   'dom.ipc.processPrelaunch.enabled': false,
 };
 
-/** The real machine. Tests pass their own (a fake PATH, uid, os-release, ...). */
+/**
+ * The real machine. Tests pass their own (a fake PATH, uid, os-release, ...).
+ * @returns {Inputs}
+ */
 export function systemInputs() {
   return {
     env: process.env,
@@ -261,6 +304,10 @@ export function systemInputs() {
   };
 }
 
+/**
+ * @param {string} command
+ * @param {Inputs} inputs
+ */
 function onPath(command, inputs) {
   for (const dir of (inputs.env.PATH ?? '').split(delimiter)) {
     if (dir && inputs.isExecutable(join(dir, command))) return join(dir, command);
@@ -268,6 +315,10 @@ function onPath(command, inputs) {
   return undefined;
 }
 
+/**
+ * @param {string} glob
+ * @param {Inputs} inputs
+ */
 function expand(glob, inputs) {
   const at = glob.indexOf('*');
   if (at < 0) return [glob];
@@ -279,7 +330,12 @@ function expand(glob, inputs) {
     .map((name) => `${parent}/${name}${rest}`);
 }
 
-/** Where one requirement is: its variable if set (it must name an executable), else a system install. */
+/**
+ * Where one requirement is: its variable if set (it must name an executable), else a system install.
+ * @param {Requirement} requirement
+ * @param {Inputs} [inputs]
+ * @returns {{ path?: string; from?: string; badEnv?: string }}
+ */
 export function locate(requirement, inputs = systemInputs()) {
   const fromEnv = inputs.env[requirement.env];
   if (fromEnv) {
@@ -302,9 +358,16 @@ export function locate(requirement, inputs = systemInputs()) {
   return {};
 }
 
-/** Every requirement that is needed here: found ones with their paths, and the missing ones. */
+/**
+ * Every requirement that is needed here: found ones with their paths, and the missing ones.
+ * @param {Inputs} [inputs]
+ * @param {Requirement[]} [requirements]
+ * @returns {{ found: Record<string, string>; missing: Missing[] }}
+ */
 export function survey(inputs = systemInputs(), requirements = REQUIREMENTS) {
+  /** @type {Record<string, string>} */
   const found = {};
+  /** @type {Missing[]} */
   const missing = [];
   for (const requirement of requirements) {
     if (requirement.needed && !requirement.needed(inputs)) continue;
@@ -315,9 +378,12 @@ export function survey(inputs = systemInputs(), requirements = REQUIREMENTS) {
   return { found, missing };
 }
 
-const isDebian = (osRelease) => /^ID=("?)debian\1\s*$/m.test(osRelease);
+const isDebian = (/** @type {string} */ osRelease) => /^ID=("?)debian\1\s*$/m.test(osRelease);
 
-/** Whether this module may install here: Debian, as root or with passwordless sudo. */
+/**
+ * Whether this module may install here: Debian, as root or with passwordless sudo.
+ * @param {Inputs} inputs
+ */
 function canInstall(inputs) {
   if (!isDebian(inputs.osRelease)) return false;
   if (inputs.uid === 0) return true;
@@ -328,11 +394,15 @@ function canInstall(inputs) {
 /**
  * What to do about the missing requirements: nothing, install (Debian, root or passwordless sudo), or stop
  * with one message.
+ * @param {Missing[]} missing
+ * @param {Inputs} [inputs]
+ * @returns {Plan}
  */
 export function plan(missing, inputs = systemInputs()) {
   if (missing.length === 0) return { action: 'none' };
   const packages = [...new Set(missing.map((r) => r.debian))];
   const badEnv = missing.filter((r) => r.badEnv);
+  /** @type {string | undefined} */
   let sudo;
   if (inputs.uid !== 0) {
     const sudoPath = onPath('sudo', inputs);
@@ -344,7 +414,13 @@ export function plan(missing, inputs = systemInputs()) {
   return { action: 'stop', message: stopMessage(missing, packages, inputs) };
 }
 
-/** The one message that says exactly what to install or which variable to set. */
+/**
+ * The one message that says exactly what to install or which variable to set.
+ * @param {Missing[]} missing
+ * @param {string[]} packages
+ * @param {Inputs} inputs
+ * @returns {string}
+ */
 export function stopMessage(missing, packages, inputs) {
   const lines = [
     'The tests need programs this machine lacks, and this script installs them only on Debian as root (or with passwordless sudo):',
@@ -367,11 +443,19 @@ export function stopMessage(missing, packages, inputs) {
 
 const POLICY_RC_D = '/usr/sbin/policy-rc.d';
 
-/** Installs `packages` with apt-get, services kept from starting; returns the exit status. */
+/**
+ * Installs `packages` with apt-get, services kept from starting; returns the exit status.
+ * @param {string[]} packages
+ * @param {Missing[]} missing
+ * @param {string | undefined} sudo
+ * @param {Inputs} [inputs]
+ * @returns {number}
+ */
 export function install(packages, missing, sudo, inputs = systemInputs()) {
   inputs.log(`Installing with apt-get: ${packages.join(' ')}`);
   for (const r of missing) inputs.log(`  ${r.debian}: ${r.name} is missing; needed for ${r.why}`);
   const env = { DEBIAN_FRONTEND: 'noninteractive' };
+  /** @type {(args: string[]) => [string, string[]]} */
   const as = (args) => (sudo ? [sudo, ['-n', 'env', 'DEBIAN_FRONTEND=noninteractive', ...args]] : [args[0], args.slice(1)]);
   // policy-rc.d exit 101: no package may start a service while we install.
   const ownPolicy = !(inputs.exists ?? existsSync)(POLICY_RC_D);
@@ -394,7 +478,12 @@ export function install(packages, missing, sudo, inputs = systemInputs()) {
   }
 }
 
-/** Finds everything, installing on Debian as root when something is missing; throws the stop message otherwise. */
+/**
+ * Finds everything, installing on Debian as root when something is missing; throws the stop message otherwise.
+ * @param {Inputs} [inputs]
+ * @param {Requirement[]} [requirements]
+ * @returns {Record<string, string>}
+ */
 export function ensure(inputs = systemInputs(), requirements = REQUIREMENTS) {
   let { found, missing } = survey(inputs, requirements);
   const decision = plan(missing, inputs);
@@ -412,34 +501,52 @@ export function ensure(inputs = systemInputs(), requirements = REQUIREMENTS) {
 }
 
 export class MissingError extends Error {
+  /** @override */
   name = 'MissingError';
 }
 
+/** @type {Record<string, string> | undefined} */
 let cached;
-/** The paths for the launchers (no installing here: `npm run browsers` does that); throws the stop message. */
+/**
+ * The paths for the launchers (no installing here: `npm run browsers` does that); throws the stop message.
+ * @returns {Record<string, string>}
+ */
 export function browserPaths() {
   if (cached) return cached;
   const { found, missing } = survey();
   if (missing.length)
-    throw new MissingError(plan(missing).message ?? `Missing: ${missing.map((r) => r.name).join(', ')}; run npm run browsers.`);
+    throw new MissingError(messageOf(plan(missing)) ?? `Missing: ${missing.map((r) => r.name).join(', ')}; run npm run browsers.`);
   cached = found;
   return found;
 }
 
+/** @param {Plan} decision */
+const messageOf = (decision) => ('message' in decision ? decision.message : undefined);
+
 /**
  * How puppeteer launches Chromium for a test: its headless shell where there is one (same engine, a third
  * of the CPU), else Chromium in its headless mode.
+ * @param {Record<string, string>} [found]
+ * @returns {{ executablePath: string; headless: true | 'shell' }}
  */
 export function chromiumLaunch(found = browserPaths()) {
   const shell = found.chromiumHeadlessShell;
   return shell ? { executablePath: shell, headless: 'shell' } : { executablePath: found.chromium, headless: true };
 }
+/** @returns {string} */
 export const firefoxPath = () => browserPaths().firefox;
+/** @returns {string} */
 export const webkitDriverPath = () => browserPaths().webkitDriver;
+/** @returns {string} */
 export const miniBrowserPath = () => browserPaths().miniBrowser;
-/** Xvfb's path, or undefined when a DISPLAY is set. */
+/**
+ * Xvfb's path, or undefined when a DISPLAY is set.
+ * @returns {string | undefined}
+ */
 export const xvfbPath = () => browserPaths().xvfb;
+/** @returns {string} */
 export const phpPath = () => browserPaths().php;
+/** @returns {string} */
 export const redisServerPath = () => browserPaths().redisServer;
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

@@ -25,7 +25,21 @@ const customElements = (manifest) => manifest.modules.flatMap((mod) => mod.decla
 const kebab = (name) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 const SETTINGS_FILE = 'src/elements/parts/settings.ts';
 
-/** Each setting of src/elements/parts/settings.ts: its name, type, doc, and whether it has an attribute (a row without `attribute: false`). */
+/**
+ * A setting as src/elements/parts/settings.ts declares it: the manifest plugin's reading of the file.
+ * @typedef {object} SettingDeclaration
+ * @property {string} name
+ * @property {string} type Its type as a property of an element (`string | undefined`).
+ * @property {string} doc
+ * @property {string | undefined} defaultValue
+ * @property {string | undefined} attribute The kebab-case attribute; undefined for a property only.
+ */
+
+/**
+ * Each setting of src/elements/parts/settings.ts: its name, type, doc, and whether it has an attribute (a row without `attribute: false`).
+ * @param {string} [file]
+ * @returns {SettingDeclaration[]}
+ */
 export function readSettings(file = SETTINGS_FILE) {
   const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
   let members;

@@ -17,7 +17,11 @@ import { scriptPartFiles } from './script-parts.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** Every tag in custom-elements.json with its attribute names. */
+/**
+ * Every tag in custom-elements.json with its attribute names.
+ * @param {any} manifest custom-elements.json, parsed
+ * @returns {Record<string, string[]>}
+ */
 export function elementTags(manifest) {
   const tags = {};
   for (const module of manifest.modules ?? []) {
@@ -28,7 +32,11 @@ export function elementTags(manifest) {
   return tags;
 }
 
-/** The plugin's files as [path in the zip, contents], the built pieces included. */
+/**
+ * The plugin's files as [path in the zip, contents], the built pieces included.
+ * @param {string} [root]
+ * @returns {{ version: string; files: Array<[string, Buffer]> }}
+ */
 export function pluginFiles(root = ROOT) {
   const read = (path, what) => {
     try {
@@ -94,7 +102,11 @@ function crc32(buffer) {
 const DOS_TIME = 0;
 const DOS_DATE = ((2020 - 1980) << 9) | (1 << 5) | 1;
 
-/** A zip of `files` ([name, contents]); directories are implied by the names. */
+/**
+ * A zip of `files` ([name, contents]); directories are implied by the names.
+ * @param {Array<[string, Buffer]>} files
+ * @returns {Buffer}
+ */
 export function zip(files) {
   const locals = [];
   const central = [];
@@ -141,7 +153,11 @@ export function zip(files) {
   return Buffer.concat([...locals, directory, end]);
 }
 
-/** Writes the plugin zip to `out` (default wordpress/dist/bioid-<version>.zip); returns its path. */
+/**
+ * Writes the plugin zip to `out` (default wordpress/dist/bioid-<version>.zip); returns its path.
+ * @param {{ out?: string; root?: string }} [options]
+ * @returns {string}
+ */
 export function packWordPress({ out, root = ROOT } = {}) {
   const { version, files } = pluginFiles(root);
   const path = resolve(out ?? join(root, 'wordpress', 'dist', `bioid-${version}.zip`));

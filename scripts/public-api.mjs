@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// The public API of bioid-sdk as committed files (docs/versioning.md): one API Extractor report per
-// entry point (api/<entry>.api.md, from the built .d.ts in dist/) and a summary of custom-elements.json
-// (api/elements.json: each tag's attributes, properties, events with their detail types, CSS parts and
-// custom properties). test/package/public-api.node.test.ts compares the built ones with the committed
+// `npm run api:update`: the public API of bioid-sdk as committed files (docs/versioning.md): one API
+// Extractor report per entry point (api/<entry>.api.md, from the built .d.ts in dist/) and a summary of
+// custom-elements.json (api/elements.json: each tag's attributes, properties, events with their detail
+// types, CSS parts and custom properties). test/package/public-api.node.test.ts compares the built ones with the committed
 // ones; `npm run api:update` (this script with --update, after `npm run build`) rewrites them.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,7 +14,23 @@ import { ApiModel } from '@microsoft/api-extractor-model';
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 export const API_DIR = join(ROOT, 'api');
 
-/** The entry points whose exports are public (package.json "exports"), by report name. */
+/**
+ * A tag's public surface in api/elements.json.
+ * @typedef {object} TagSummary
+ * @property {string} class
+ * @property {Record<string, string>} attributes
+ * @property {Record<string, string>} properties
+ * @property {string[]} methods
+ * @property {Record<string, string>} events
+ * @property {string[]} cssParts
+ * @property {string[]} cssProperties
+ */
+/** @typedef {Record<string, TagSummary>} ElementsSummary */
+
+/**
+ * The entry points whose exports are public (package.json "exports"), by report name.
+ * @type {Record<string, string>}
+ */
 export const ENTRIES = {
   'bioid-sdk': 'dist/index.d.ts',
   'bioid-sdk-broker': 'dist/broker/index.d.ts',
@@ -22,15 +38,22 @@ export const ENTRIES = {
   'bioid-sdk-sw': 'dist/sw/index.d.ts',
 };
 
-/** The API Extractor report (api/<name>.api.md) of one built entry point. */
+/**
+ * The API Extractor report (api/<name>.api.md) of one built entry point.
+ * @param {string} name
+ * @returns {string}
+ */
 export const apiReport = (name) => extract(name).report;
 
+/** @type {Map<string, { report: string; model: import('@microsoft/api-extractor-model').ApiModel }>} */
 const extracted = new Map();
 
 /**
  * The report of one built entry point and its doc model (the exports with their TSDoc, as
  * @microsoft/api-extractor-model reads it; scripts/docs-reference.mjs renders it). API Extractor runs once
  * per entry in a process: the report and the reference are made from the same run.
+ * @param {string} name
+ * @returns {{ report: string; model: import('@microsoft/api-extractor-model').ApiModel }}
  */
 export function extract(name) {
   if (!extracted.has(name)) extracted.set(name, runExtractor(name));
@@ -94,6 +117,8 @@ function runExtractor(name) {
 /**
  * The public surface of the custom elements from custom-elements.json: per tag its attributes, public
  * properties and methods, events (with the detail type), CSS parts and CSS custom properties.
+ * @param {string} [manifestPath]
+ * @returns {ElementsSummary}
  */
 export function elementsSummary(manifestPath = join(ROOT, 'custom-elements.json')) {
   if (!existsSync(manifestPath)) throw new Error('custom-elements.json is missing: run `npm run build` first.');
@@ -143,6 +168,9 @@ const KINDS = {
 /**
  * The differences between the committed summary and the built one: `breaking` (a tag or member
  * removed or renamed, or a type changed) and `additions`, each a sentence naming it.
+ * @param {ElementsSummary} committed
+ * @param {ElementsSummary} built
+ * @returns {{ breaking: string[]; additions: string[] }}
  */
 export function compareElements(committed, built) {
   const breaking = [];
@@ -169,6 +197,11 @@ export function compareElements(committed, built) {
   return { breaking, additions };
 }
 
+/**
+ * api/elements.json's text.
+ * @param {ElementsSummary} summary
+ * @returns {string}
+ */
 export const elementsJson = (summary) => `${JSON.stringify(summary, null, 2)}\n`;
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

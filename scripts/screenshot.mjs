@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Pictures for the docs, in headless system Chromium (puppeteer-core through scripts/engines.mjs:
-// CHROME_PATH, else the one scripts/browsers.mjs finds).
+// `npm run screenshot`: pictures for the docs, in headless system Chromium (puppeteer-core through the test
+// harness, test/support/engines.ts: CHROME_PATH, else the one scripts/browsers.mjs finds).
 //   npm run screenshot [-- output.png]   the README's demo screenshot (docs/demo.png): runs `npm start` on
 //                                        free ports, signs in, enrolls, verifies and test-captures on the
 //                                        plain page, takes the picture, and stops the demo.
@@ -8,13 +8,13 @@
 //                                        test/elements/screenshot-scenes.ts) in both themes, at 320 px and on
 //                                        a 1280 px desktop, one sheet each in test/screenshots/states/
 //                                        (docs/elements.md shows them).
-// Runs under tsx (package.json), which loads the screenshot page's TypeScript.
+// Runs under tsx (package.json), which loads the harness's and the screenshot page's TypeScript.
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { launch } from './engines.mjs';
+import { launch } from '../test/support/engines.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 

@@ -1,7 +1,7 @@
-// The script-tag bundle with files that load on use (src/script-parts.ts says why import()). Rollup builds
-// src/bundle.ts as ES modules with code splitting, so it links the parts to the script itself: the entry
-// chunk exports what a part uses, and the part imports it from the entry. This plugin turns that pair into
-// what a page can load with one classic <script> tag:
+// A rollup plugin (rollup.config.mjs): the script-tag bundle with files that load on use (src/script-parts.ts
+// says why import()). Rollup builds src/bundle.ts as ES modules with code splitting, so it links the parts to
+// the script itself: the entry chunk exports what a part uses, and the part imports it from the entry. This
+// plugin turns that pair into what a page can load with one classic <script> tag:
 //  - the entry chunk becomes a classic script (an IIFE): its export list becomes the `kit` object, and each
 //    `import('./bioid-<part>.js')` becomes `loadRarePart('./bioid-<part>.js', () => kit)`. The kit is declared
 //    last, after every module's code, and read only when the part has arrived, by then always: an element
@@ -18,7 +18,11 @@ import MagicString from 'magic-string';
 
 const KIT = '__bioidKit';
 
-/** The files the script loads on use, beside it in `distDir` (rollup.config.mjs names them bioid-<part>.js). */
+/**
+ * The files the script loads on use, beside it in `distDir` (rollup.config.mjs names them bioid-<part>.js).
+ * @param {string} distDir
+ * @returns {string[]}
+ */
 export function scriptPartFiles(distDir) {
   return readdirSync(distDir)
     .filter((f) => /^bioid-[\w-]+\.js$/.test(f) && f !== 'bioid-elements.js')
@@ -75,6 +79,7 @@ function assertConstant(ast, locals, chunkName) {
 
 const key = (name) => (/^[A-Za-z_$][\w$]*$/.test(name) ? name : JSON.stringify(name));
 
+/** @returns {import('rollup').Plugin} */
 export function scriptParts() {
   let build = '';
   return {

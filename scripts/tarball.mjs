@@ -15,14 +15,45 @@ const run = promisify(execFile);
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
-/** The packages of this repository by folder ('' is bioid-sdk); only bioid-sdk is packed without its prepack. */
+/**
+ * A package of this repository.
+ * @typedef {object} PackageDir
+ * @property {string} name
+ * @property {string} dir Its folder in this repository, '' for bioid-sdk.
+ * @property {boolean} ignoreScripts Packed without its prepack (bioid-sdk, from the dist/ of `npm run build`).
+ */
+/**
+ * A file of a tarball.
+ * @typedef {object} TarballFile
+ * @property {string} path Its path in the package, without npm's leading `package/`.
+ * @property {number} size
+ * @property {number} mode
+ * @property {Buffer} contents
+ */
+/**
+ * What readTarball reads.
+ * @typedef {object} TarballContents
+ * @property {number} packed The .tgz's size in bytes: npm's "package size".
+ * @property {number} unpacked The files' sizes summed: npm's "unpacked size".
+ * @property {TarballFile[]} files Sorted by path.
+ */
+/** @typedef {PackageDir & TarballContents & { tarball: string }} PackedPackage A packed package; `tarball`: the .tgz's absolute path. */
+
+/**
+ * The packages of this repository by folder ('' is bioid-sdk); only bioid-sdk is packed without its prepack.
+ * @type {PackageDir[]}
+ */
 export const PACKAGES = [
   { name: 'bioid-sdk', dir: '', ignoreScripts: true },
   { name: 'bioid-broker', dir: 'broker', ignoreScripts: false },
   { name: 'bioid-simulator', dir: 'simulator', ignoreScripts: false },
 ];
 
-/** Bytes as npm prints them (1 kB = 1000 B, one decimal), so the figures here read like `npm pack`'s. */
+/**
+ * Bytes as npm prints them (1 kB = 1000 B, one decimal), so the figures here read like `npm pack`'s.
+ * @param {number} bytes
+ * @returns {string}
+ */
 export function formatBytes(bytes) {
   if (bytes < 1000) return `${bytes} B`;
   if (bytes < 999_950) return `${(bytes / 1000).toFixed(1)} kB`;
@@ -39,6 +70,8 @@ const field = (block, start, length) => {
 /**
  * The files of a .tgz, read from the file itself: each path without npm's leading `package/`, its size, mode
  * and contents; `packed` is the .tgz's size, `unpacked` the files' sizes summed.
+ * @param {string} tarball
+ * @returns {TarballContents}
  */
 export function readTarball(tarball) {
   const tar = gunzipSync(readFileSync(tarball));
@@ -73,6 +106,10 @@ export function readTarball(tarball) {
  * The package at `from` copied to `to`: with `onlyFiles` its package.json, README, LICENSE and `files`
  * (bioid-sdk, packed from the dist/ already built), else all but node_modules and dist (a package whose
  * prepack builds it: link the repository's tools above it first, linkTools).
+ * @param {string} from
+ * @param {string} to
+ * @param {boolean} onlyFiles
+ * @returns {void}
  */
 export function copyPackage(from, to, onlyFiles) {
   const manifest = JSON.parse(readFileSync(join(from, 'package.json'), 'utf8'));
@@ -93,6 +130,8 @@ export function copyPackage(from, to, onlyFiles) {
  * package's prepack finds its tools there (Node looks for a module in every folder above the importer),
  * while the package itself holds no node_modules. npm pack reads every package.json of a package's own
  * node_modules (through a link too), which cost two of the three and a half CPU seconds of a pack.
+ * @param {string} work
+ * @returns {void}
  */
 export function linkTools(work) {
   symlinkSync(join(ROOT, 'node_modules'), join(work, 'node_modules'), 'dir');
@@ -103,6 +142,9 @@ export function linkTools(work) {
  * tarballs written to `work`/tarballs; each result is its PACKAGES entry, the tarball's path and
  * readTarball's figures. `prepare` changes the copy before it is packed (release:check applies the pending
  * changesets). The packs run at once (two of them run an esbuild build).
+ * @param {string} work
+ * @param {{ prepare?: (tree: string) => unknown }} [options]
+ * @returns {Promise<PackedPackage[]>}
  */
 export async function packPackages(work, { prepare } = {}) {
   if (!existsSync(join(ROOT, 'dist/index.js')) || !existsSync(join(ROOT, 'custom-elements.json'))) {
@@ -126,6 +168,10 @@ export async function packPackages(work, { prepare } = {}) {
 /**
  * `npm pack` in `dir` (with its prepack unless `ignoreScripts`), the tarball written to `into`; resolves to
  * its path. Every pack of this repository's tests and release check goes through here.
+ * @param {string} dir
+ * @param {string} into
+ * @param {{ ignoreScripts?: boolean }} [options]
+ * @returns {Promise<string>}
  */
 export async function pack(dir, into, { ignoreScripts = false } = {}) {
   mkdirSync(into, { recursive: true });

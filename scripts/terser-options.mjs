@@ -1,6 +1,9 @@
 // How the script-tag bundle is minified: rollup.config.mjs builds with these options, and the size test and
 // `npm run bench` minify what they measure (the core entry, the per-tag builds, the bare Lit floor, a peer
 // that ships unminified) with the same ones, so every figure is minified alike.
+// @ts-check
+
+/** @type {import('terser').MinifyOptions} */
 export const TERSER_OPTIONS = {
   ecma: 2020,
   compress: {

@@ -1,7 +1,8 @@
-// mocha root hook plugin (scripts/test-node.mjs loads it): when BIOID_TEST_DURATIONS names a file, each test
-// file's time (from its first root hook to its last, in whichever worker ran it) is appended to it as a
-// JSON line {"file", "ms"}; `node scripts/test-node.mjs --record-durations` merges them into
-// scripts/test-durations.json, the order test-node.mjs starts the files in (longest first).
+// The recording half of `node scripts/test-node.mjs --record-durations`: a mocha root hook plugin that
+// test-node.mjs loads into every test run (a part of that command, not of any test). When
+// BIOID_TEST_DURATIONS names a file, each test file's time (from its first root hook to its last, in
+// whichever worker ran it) is appended to it as a JSON line {"file", "ms"}; test-node.mjs then merges them
+// into scripts/test-durations.json, the order it starts the files in (longest first).
 import { appendFileSync } from 'node:fs';
 import { relative } from 'node:path';
 

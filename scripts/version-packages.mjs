@@ -6,6 +6,7 @@
 // frees a version), and it would promise a stability nobody decided. For a 0.x package the breaking step is
 // the minor, so such a release is written as the next minor: its package.json version and the heading of
 // its CHANGELOG.md entry. A major that a changeset asks for is left as it is.
+// @ts-check
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,9 +22,28 @@ const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
  * (applyPendingChangesets) needs no node_modules of its own and no npx starts.
  */
 const CHANGESET = createRequire(import.meta.url).resolve('@changesets/cli/bin.js');
+/** @type {(root: string, args: string[], stdio: import('node:child_process').StdioOptions) => unknown} */
 const changeset = (root, args, stdio) => execFileSync(process.execPath, [CHANGESET, ...args], { cwd: root, stdio });
 
-/** What `changeset status` proposes, read before `changeset version` consumes the changesets. */
+/**
+ * A release as `changeset status --output` proposes it.
+ * @typedef {object} ProposedRelease
+ * @property {string} name
+ * @property {'major' | 'minor' | 'patch' | 'none'} type
+ * @property {string} oldVersion
+ * @property {string} newVersion
+ * @property {string[]} changesets The changesets that name this package (empty for a bump that only follows a dependency).
+ */
+/**
+ * A release written as another version than the one `changeset version` writes.
+ * @typedef {{ name: string; from: string; to: string }} Correction
+ */
+
+/**
+ * What `changeset status` proposes, read before `changeset version` consumes the changesets.
+ * @param {string} root a git repository
+ * @returns {ProposedRelease[]}
+ */
 export function proposedReleases(root) {
   const dir = mkdtempSync(join(tmpdir(), 'bioid-changesets-'));
   try {
@@ -35,7 +55,11 @@ export function proposedReleases(root) {
   }
 }
 
-/** The releases to write as a minor instead: a major from 0.x that no changeset of the package asked for. */
+/**
+ * The releases to write as a minor instead: a major from 0.x that no changeset of the package asked for.
+ * @param {ProposedRelease[]} releases
+ * @returns {Correction[]}
+ */
 export function unaskedMajors(releases) {
   return releases
     .filter(({ type, oldVersion, changesets }) => type === 'major' && oldVersion.startsWith('0.') && changesets.length === 0)
@@ -45,7 +69,12 @@ export function unaskedMajors(releases) {
     });
 }
 
-/** Writes `release.to` where `changeset version` wrote `release.from`: the package's version and its changelog heading. */
+/**
+ * Writes `release.to` where `changeset version` wrote `release.from`: the package's version and its changelog heading.
+ * @param {string} root
+ * @param {Correction} release
+ * @returns {void}
+ */
 export function writeAsMinor(root, release) {
   const pkg = PACKAGES.find(({ name }) => name === release.name);
   if (!pkg) throw new Error(`${release.name} is not a package of this repository (scripts/tarball.mjs, PACKAGES)`);
@@ -61,7 +90,12 @@ export function writeAsMinor(root, release) {
   writeFileSync(changelogPath, changelog.replace(heading, `\n## ${release.to}\n`));
 }
 
-/** The whole step: propose, version, correct; the lockfile unless `lockfile` is false. */
+/**
+ * The whole step: propose, version, correct; the lockfile unless `lockfile` is false.
+ * @param {string} root
+ * @param {{ lockfile?: boolean; log?: (line: string) => void; stdio?: 'inherit' | 'ignore' }} [options]
+ * @returns {Correction[]}
+ */
 export function versionPackages(root, { lockfile = true, log = console.log, stdio = 'inherit' } = {}) {
   const corrections = unaskedMajors(proposedReleases(root));
   changeset(root, ['version'], stdio);
@@ -75,7 +109,10 @@ export function versionPackages(root, { lockfile = true, log = console.log, stdi
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 
-/** The paths of the changesets not yet applied by `npm run version-packages` (.changeset/*.md but its README). */
+/**
+ * The paths of the changesets not yet applied by `npm run version-packages` (.changeset/*.md but its README).
+ * @returns {string[]}
+ */
 export function pendingChangesets() {
   const dir = join(ROOT, '.changeset');
   return readdirSync(dir)
@@ -89,6 +126,8 @@ export function pendingChangesets() {
  * their text and release:check and the tarball test measure what a release ships. changesets reads the
  * history, so the copy becomes a git repository of its own. Returns the packages' versions as written, or
  * undefined when no changeset is pending (as in the publish job, which runs after the versions).
+ * @param {string} tree
+ * @returns {Record<string, string> | undefined}
  */
 export function applyPendingChangesets(tree) {
   if (pendingChangesets().length === 0) return undefined;
@@ -100,7 +139,7 @@ export function applyPendingChangesets(tree) {
   // packed CHANGELOG.md, and the tarball's size by a byte or two, from run to run.
   const date = '2000-01-01T00:00:00Z';
   const env = { ...process.env, GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date };
-  const git = (...args) => execFileSync('git', args, { cwd: tree, stdio: 'ignore', env });
+  const git = (/** @type {string[]} */ ...args) => execFileSync('git', args, { cwd: tree, stdio: 'ignore', env });
   git('init', '-q', '-b', 'main');
   git('add', '-A');
   git('-c', 'user.email=release-check@localhost', '-c', 'user.name=release-check', 'commit', '-q', '-m', 'the tree as it is');

@@ -106,6 +106,12 @@ describe('the codebase after a clone', () => {
     assert.deepEqual(silent, [], 'start it with a // line: what it does and who runs it');
   });
 
+  it('a script or bench module has its types in its own JSDoc, not in a declaration file beside it', () => {
+    // tsconfig.json's allowJs: tsc reads the .mjs itself for the tests that import it, so nothing restates its signatures.
+    const twins = [...filesUnder('scripts', /\.d\.mts$/), ...filesUnder('bench', /\.d\.mts$/)];
+    assert.deepEqual(twins, [], 'write the types as JSDoc in the .mjs (@typedef, @param, @returns) and delete the .d.mts');
+  });
+
   it('the README is short: what it is, one snippet, the two commands near its top, links (at most 3.5 KB)', () => {
     const readme = readFileSync(join(root, 'README.md'), 'utf8');
     assert.isAtMost(Buffer.byteLength(readme), 3584, 'tasks and explanations go to docs/, the README links them');

@@ -1,6 +1,6 @@
 /**
  * Cross-site, said plainly (docs/broker-contract.md rule 5), in Chromium, Firefox and WebKit through
- * scripts/engines.mjs: a page on `localhost` whose token broker is on `127.0.0.1` (another site) while
+ * test/support/engines.ts: a page on `localhost` whose token broker is on `127.0.0.1` (another site) while
  * the user is signed in there. The browser withholds the broker's SameSite=Lax session cookie from the
  * page's cross-site fetch; the broker, seeing `Sec-Fetch-Site: cross-site` and no Cookie, answers 401
  * `{ error, reason: "no-cookie" }`, and the elements fail with `cookie-blocked` and a message that names
@@ -20,7 +20,7 @@ import { assert } from 'chai';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ENGINE_NAMES, launch, selectedEngines, type Browser, type Page } from '../../scripts/engines.mjs';
+import { ENGINE_NAMES, launch, selectedEngines, type Browser, type Page } from '../support/engines.js';
 import { runOperation } from './operations.js';
 
 const BUNDLE = readFileSync(new URL('../../dist/bioid-elements.js', import.meta.url), 'utf8');

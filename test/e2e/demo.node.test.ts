@@ -4,7 +4,7 @@
  */
 import { assert } from 'chai';
 import { WORKSTATION_OFFLINE_TEXT } from '../../src/core/errors.js';
-import { ENGINE_NAMES, selectedEngines } from '../../scripts/engines.mjs';
+import { ENGINE_NAMES, selectedEngines } from '../support/engines.js';
 import { elementsReady, requestsTo, runOperation, startHarness, USER, type DemoHarness } from './harness.js';
 
 for (const engine of selectedEngines())

@@ -12,7 +12,7 @@ import { assert } from 'chai';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ENGINE_NAMES, launch, selectedEngines, type Browser } from '../../scripts/engines.mjs';
+import { ENGINE_NAMES, launch, selectedEngines, type Browser } from '../support/engines.js';
 
 const PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Approve</title><script src="/bioid-elements.js"></script></head>

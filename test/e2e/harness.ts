@@ -1,10 +1,10 @@
 /**
  * End-to-end harness: the simulator and the demo app on 127.0.0.1 port 0, and one browser of an engine
- * (Chromium, Firefox or WebKit, through scripts/engines.mjs) shared by the tests of a file.
+ * (Chromium, Firefox or WebKit, through test/support/engines.ts) shared by the tests of a file.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { launch, type Browser, type Context, type Engine, type Page } from '../../scripts/engines.mjs';
+import { launch, type Browser, type Context, type Engine, type Page } from '../support/engines.js';
 import { demoServerOptionsFor, startDemoServer, type RunningDemoServer } from '../../demo/server.js';
 import { startSimulator, type RunningSimulator } from '../../simulator/src/simulator.js';
 

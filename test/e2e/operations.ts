@@ -1,5 +1,5 @@
-/** Running one operation of an element in a page of any engine (scripts/engines.mjs), for the e2e and security tests. */
-import type { Page } from '../../scripts/engines.mjs';
+/** Running one operation of an element in a page of any engine (test/support/engines.ts), for the e2e and security tests. */
+import type { Page } from '../support/engines.js';
 
 export interface Outcome {
   type: 'bio-result' | 'bio-error';

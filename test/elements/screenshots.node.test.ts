@@ -14,7 +14,7 @@ import { assert } from 'chai';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'puppeteer-core';
-import { launch, type Browser } from '../../scripts/engines.mjs';
+import { launch, type Browser } from '../support/engines.js';
 import { comparePng } from '../support/png-compare.js';
 import { SCENES } from './screenshot-scenes.js';
 import { FONT, USER_AGENT, startScreenshotPage, type ScreenshotPage } from './screenshot-server.js';

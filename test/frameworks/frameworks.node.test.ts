@@ -42,7 +42,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import express from 'express';
-import { launch, type Browser } from '../../scripts/engines.mjs';
+import { launch, type Browser } from '../support/engines.js';
 import { installOffline, npm, pack, type Packed } from '../support/offline-install.js';
 import { copyPackage } from '../../scripts/tarball.mjs';
 import type { Ready } from '../../simulator/src/cli.js';

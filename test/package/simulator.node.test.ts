@@ -19,7 +19,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import express from 'express';
-import { launch, type Browser } from '../../scripts/engines.mjs';
+import { launch, type Browser } from '../support/engines.js';
 import { runOperation } from '../e2e/operations.js';
 import { installOffline, pack, type Packed } from '../support/offline-install.js';
 import { copyPackage, linkTools } from '../../scripts/tarball.mjs';

@@ -1,5 +1,5 @@
 /**
- * WebKit only, by design: scripts/engines.mjs starting WebKit sessions when the display fails them. Each
+ * WebKit only, by design: test/support/engines.ts starting WebKit sessions when the display fails them. Each
  * case runs the helper in a child process whose MiniBrowser is a wrapper script: it logs the DISPLAY it
  * was given and, when told to, fails the way MiniBrowser does on a display it cannot open.
  */
@@ -10,12 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { browserPaths } from '../../scripts/browsers.mjs';
 
-const ENGINES = new URL('../../scripts/engines.mjs', import.meta.url).href;
+const ENGINES = new URL('../support/engines.ts', import.meta.url).href;
 
-/** Runs `body` (module source with `launch` in scope) with the wrapper as MiniBrowser; resolves its output. */
+/** Runs `body` (module source with `launch` in scope, the harness loaded through tsx) with the wrapper as MiniBrowser; resolves its output. */
 function run(dir: string, body: string): Promise<{ code: number | null; output: string }> {
   const source = `import { launch } from ${JSON.stringify(ENGINES)};\n${body}`;
-  const proc = spawn(process.execPath, ['--input-type=module', '-e', source], {
+  const proc = spawn(process.execPath, ['--import=tsx', '--input-type=module', '-e', source], {
     env: { ...process.env, MINIBROWSER_PATH: join(dir, 'MiniBrowser') },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -34,7 +34,7 @@ const OPEN_PAGE = `{
   await context.close();
 }`;
 
-describe('scripts/engines.mjs: WebKit sessions on a display that fails them', function () {
+describe('test/support/engines.ts: WebKit sessions on a display that fails them', function () {
   this.timeout(120_000);
   let dir: string;
 

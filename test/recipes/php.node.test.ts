@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { phpPath } from '../../scripts/browsers.mjs';
-import { launch, type Browser } from '../../scripts/engines.mjs';
+import { launch, type Browser } from '../support/engines.js';
 import { startSimulator, type RunningSimulator } from '../../simulator/src/simulator.js';
 import { runBin, startSidecar, type Sidecar } from '../broker/bin-support.js';
 import { startServer, type LocalServer } from '../broker/support.js';

@@ -1,7 +1,7 @@
 /**
  * Chromium only, by design: it reads Chromium's own console lines (the network error of a deliberate 500,
  * CSP and Trusted Types messages over CDP), which WebDriver BiDi and WebDriver classic do not report.
- * Browser security of the built bundle, in real Chromium through scripts/engines.mjs:
+ * Browser security of the built bundle, in real Chromium through test/support/engines.ts:
  *  - a page with a strict Content-Security-Policy (no unsafe-inline, no unsafe-eval, Trusted Types
  *    required for scripts) runs every element of dist/bioid-elements.js, and an operation of each,
  *    without a single `securitypolicyviolation` event, violation report or console error;
@@ -18,7 +18,7 @@ import { assert } from 'chai';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { launch, type Browser, type Context, type Page } from '../../scripts/engines.mjs';
+import { launch, type Browser, type Context, type Page } from '../support/engines.js';
 import { runOperation } from '../e2e/operations.js';
 
 const BUNDLE = readFileSync(new URL('../../dist/bioid-elements.js', import.meta.url), 'utf8');

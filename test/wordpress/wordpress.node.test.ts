@@ -16,7 +16,7 @@ import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { launch, type Browser, type Context, type Page } from '../../scripts/engines.mjs';
+import { launch, type Browser, type Context, type Page } from '../support/engines.js';
 import { packWordPress } from '../../scripts/pack-wordpress.mjs';
 import { startSimulator, type RunningSimulator } from '../../simulator/src/simulator.js';
 import { runBin } from '../broker/bin-support.js';
