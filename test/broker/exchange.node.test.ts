@@ -361,20 +361,25 @@ describe('per-user token map (privacy and memory bounds)', () => {
       await new Promise<void>((resolve) => gates.set(subject, resolve));
       return { accessToken: jwtFor(subject.split(':')[0]!), expiresIn: 3600 };
     }, 2);
-    const tick = () => new Promise((resolve) => setTimeout(resolve, 10));
+    // Until `count` exchanges have begun, or `settled` says the call ended without one: a request hashes
+    // its token (WebCrypto, off the event loop) before it exchanges, which takes a loaded machine a while.
+    const begun = async (count: number, settled = () => false) => {
+      while (calls < count && !settled()) await new Promise((resolve) => setImmediate(resolve));
+    };
     const older = tokens.get('alice:1');
     const bob = tokens.get('bob:1');
-    await tick();
+    await begun(2);
     const newer = tokens.get('alice:2'); // both entries are in flight: alice:2 is answered, not cached
-    await tick();
+    await begun(3);
     assert.strictEqual(tokens.size, 2);
     gates.get('alice:1')!();
     await older;
     gates.get('alice:2')!();
     await newer;
     assert.strictEqual(tokens.size, 1, 'alice:1 was dropped when alice:2 was exchanged');
-    const again = tokens.get('alice:1');
-    await tick();
+    let answered = false;
+    const again = tokens.get('alice:1').finally(() => (answered = true));
+    await begun(4, () => answered);
     assert.strictEqual(calls, 4, 'the IdP is asked about alice:1 again, not the cache');
     gates.get('alice:1')!();
     gates.get('bob:1')!();

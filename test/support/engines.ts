@@ -119,6 +119,11 @@ export function selectedEngines(env: Record<string, string | undefined> = proces
 export const ENGINE_NAMES: Record<Engine, string> = { chromium: 'Chromium', firefox: 'Firefox', webkit: 'WebKit' };
 
 const DEFAULT_TIMEOUT = 10_000;
+/**
+ * The bound on a page load (goto, reload, a click that loads a new document): a bound for a hang, not a pace.
+ * WordPress's block editor took over 10 s to load on a 2-core machine loaded to 20.
+ */
+const LOAD_TIMEOUT = 30_000;
 
 // ---------------------------------------------------------------------------------------------------
 // Page-side helpers, sent as source: this file runs through tsx (esbuild with keepNames), which wraps every
@@ -271,7 +276,9 @@ abstract class BasePage implements Page {
   async clickAndWaitForLoad(selector: string): Promise<void> {
     await this.evaluate('() => { window.__bioidOldDocument = true; }');
     await this.click(selector);
-    await this.waitForFunction('() => !window.__bioidOldDocument && document.readyState === "complete"');
+    await this.waitForFunction('() => !window.__bioidOldDocument && document.readyState === "complete"', undefined, {
+      timeout: Math.max(this.timeout, LOAD_TIMEOUT),
+    });
   }
 }
 
@@ -314,7 +321,7 @@ class PuppeteerPage extends BasePage {
   }
 
   async goto(url: string): Promise<void> {
-    await this.page.goto(url, { waitUntil: 'load', timeout: 30_000 });
+    await this.page.goto(url, { waitUntil: 'load', timeout: LOAD_TIMEOUT });
   }
 
   /** The page API inside the iframe `selector` (a puppeteer Frame evaluates and clicks as a page does). */
@@ -331,7 +338,7 @@ class PuppeteerPage extends BasePage {
   }
 
   async reload(): Promise<void> {
-    await this.#tab.reload({ waitUntil: 'load', timeout: 30_000 });
+    await this.#tab.reload({ waitUntil: 'load', timeout: LOAD_TIMEOUT });
   }
 
   async close(): Promise<void> {
@@ -661,7 +668,7 @@ async function launchWebKit(): Promise<Browser> {
     async newContext(): Promise<Context> {
       const { driver, session } = await openSession();
       version = (session.capabilities as { browserVersion?: string }).browserVersion ?? version;
-      await session.setTimeouts(undefined, 30_000, 30_000);
+      await session.setTimeouts(undefined, LOAD_TIMEOUT, 30_000); // implicit, page load, script
       let page: Page | undefined;
       const context: Context = {
         async newPage(): Promise<Page> {
