@@ -10,7 +10,7 @@ import { SignJWT, generateKeyPair } from 'jose';
 import type { TokenBrokerOptions } from '../../src/broker/index.js';
 import { UserTokens } from '../../src/broker/user-tokens.js';
 import { startIdp, type RunningIdp } from '../../simulator/src/idp.js';
-import { CLIENT, brokerAgainst, brokerRequest, readJson, recordingFetch, verifyMiddlewareToken } from './support.js';
+import { CLIENT, brokerAgainst, brokerRequest, readJson, recordingFetch, turnsUntil, verifyMiddlewareToken } from './support.js';
 
 let idp: RunningIdp;
 
@@ -363,9 +363,7 @@ describe('per-user token map (privacy and memory bounds)', () => {
     }, 2);
     // Until `count` exchanges have begun, or `settled` says the call ended without one: a request hashes
     // its token (WebCrypto, off the event loop) before it exchanges, which takes a loaded machine a while.
-    const begun = async (count: number, settled = () => false) => {
-      while (calls < count && !settled()) await new Promise((resolve) => setImmediate(resolve));
-    };
+    const begun = (count: number, settled = () => false) => turnsUntil(() => calls >= count || settled());
     const older = tokens.get('alice:1');
     const bob = tokens.get('bob:1');
     await begun(2);

@@ -88,6 +88,16 @@ export async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/**
+ * Real turns of the event loop until `done`, for work that needs no timer of its own (promise chains, a
+ * hash that WebCrypto computes off the loop): the wait ends on the state, however busy the machine. The
+ * bound sets no pace; it only ends a wait for a state that never comes, which the caller's assertion names.
+ */
+export async function turnsUntil(done: () => boolean, boundMs = 10_000): Promise<void> {
+  const end = performance.now() + boundMs;
+  while (!done() && performance.now() < end) await new Promise((resolve) => setImmediate(resolve));
+}
+
 export function elapsedSince(start: number): number {
   return performance.now() - start;
 }
