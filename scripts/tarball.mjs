@@ -105,7 +105,7 @@ export function readTarball(tarball) {
 /**
  * The package at `from` copied to `to`: with `onlyFiles` its package.json, README, LICENSE and `files`
  * (bioid-sdk, packed from the dist/ already built), else all but node_modules and dist (a package whose
- * prepack builds it: link the repository's tools above it first, linkTools).
+ * prepack builds it, with the repository's tools linked above it: copyTree).
  * @param {string} from
  * @param {string} to
  * @param {boolean} onlyFiles
@@ -126,15 +126,21 @@ export function copyPackage(from, to, onlyFiles) {
 }
 
 /**
- * The repository's node_modules linked into `work`, the folder that holds the copied packages: a build in a
- * package's prepack finds its tools there (Node looks for a module in every folder above the importer),
- * while the package itself holds no node_modules. npm pack reads every package.json of a package's own
- * node_modules (through a link too), which cost two of the three and a half CPU seconds of a pack.
+ * The packages of `dirs` (PACKAGES' folders) copied into `work`/tree as copyPackage copies them, bioid-sdk's
+ * files only; returns the tree's path. The repository's node_modules is linked into `work`, above the
+ * packages: a build in a package's prepack finds its tools there (Node looks for a module in every folder
+ * above the importer), while the packages hold no node_modules. npm pack reads every package.json of a
+ * package's own node_modules (through a link too), which cost two of the three and a half CPU seconds of a
+ * pack.
  * @param {string} work
- * @returns {void}
+ * @param {string[]} [dirs]
+ * @returns {string}
  */
-export function linkTools(work) {
+export function copyTree(work, dirs = PACKAGES.map((pkg) => pkg.dir)) {
+  const tree = join(work, 'tree');
   symlinkSync(join(ROOT, 'node_modules'), join(work, 'node_modules'), 'dir');
+  for (const dir of dirs) copyPackage(join(ROOT, dir), join(tree, dir), dir === '');
+  return tree;
 }
 
 /**
@@ -150,12 +156,9 @@ export async function packPackages(work, { prepare } = {}) {
   if (!existsSync(join(ROOT, 'dist/index.js')) || !existsSync(join(ROOT, 'custom-elements.json'))) {
     throw new Error('dist/ or custom-elements.json is missing: run `npm run build` first.');
   }
-  const tree = join(work, 'tree');
+  const tree = copyTree(work);
   const tarballs = join(work, 'tarballs');
   mkdirSync(tarballs, { recursive: true });
-  linkTools(work);
-  copyPackage(ROOT, tree, true);
-  for (const { dir } of PACKAGES.slice(1)) copyPackage(join(ROOT, dir), join(tree, dir), false);
   prepare?.(tree);
   return Promise.all(
     PACKAGES.map(async (pkg) => {

@@ -24,7 +24,7 @@ import { loggedLines, startSessionCheck } from '../broker/bin-support.js';
 import { startRedis, type RunningRedis } from '../broker/redis-server.js';
 import { APP_ORIGIN, CLIENT, startServer } from '../broker/support.js';
 import { installOffline, pack, type Packed } from '../support/offline-install.js';
-import { copyPackage, linkTools } from '../../scripts/tarball.mjs';
+import { copyTree } from '../../scripts/tarball.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const run = promisify(execFile);
@@ -93,13 +93,10 @@ describe('bioid-broker as an operator installs it (npm install bioid-broker, fro
     this.timeout(120_000);
     assert.ok(existsSync(join(root, 'dist', 'broker', 'index.js')), 'dist/ is missing: run npm run build first');
     work = mkdtempSync(join(tmpdir(), 'bioid-broker-package-'));
-    const tree = join(work, 'tree');
+    const tree = copyTree(work, ['', 'broker']);
     const tarballs = join(work, 'tarballs');
     app = join(work, 'app');
-    for (const dir of [tree, join(tree, 'broker'), tarballs, app]) mkdirSync(dir, { recursive: true });
-    linkTools(work); // for the build in broker's prepack
-    copyPackage(root, tree, true);
-    copyPackage(join(root, 'broker'), join(tree, 'broker'), false);
+    for (const dir of [tarballs, app]) mkdirSync(dir, { recursive: true });
     packed = [await pack(tree, tarballs, { ignoreScripts: true }), await pack(join(tree, 'broker'), tarballs)];
     await installOffline(app, join(root, 'package-lock.json'), packed);
     idp = await startIdp({ clients: [CLIENT] });

@@ -22,7 +22,7 @@ import express from 'express';
 import { launch, type Browser } from '../support/engines.js';
 import { runOperation } from '../e2e/operations.js';
 import { installOffline, pack, type Packed } from '../support/offline-install.js';
-import { copyPackage, linkTools } from '../../scripts/tarball.mjs';
+import { copyTree } from '../../scripts/tarball.mjs';
 import { assertConfirmedMatch, startSimulator } from '../support/simulator-run.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -79,13 +79,10 @@ describe('bioid-simulator as an integrator installs it', function () {
     this.timeout(120_000);
     assert.ok(existsSync(join(root, 'dist', 'bioid-elements.js')), 'dist/ is missing: run npm run build first');
     work = mkdtempSync(join(tmpdir(), 'bioid-simulator-package-'));
-    const tree = join(work, 'tree');
+    const tree = copyTree(work, ['', 'simulator']);
     const tarballs = join(work, 'tarballs');
     app = join(work, 'app');
-    for (const dir of [tree, join(tree, 'simulator'), tarballs, app]) mkdirSync(dir, { recursive: true });
-    linkTools(work); // for the build in simulator's prepack
-    copyPackage(root, tree, true);
-    copyPackage(join(root, 'simulator'), join(tree, 'simulator'), false);
+    for (const dir of [tarballs, app]) mkdirSync(dir, { recursive: true });
     packed = [await pack(tree, tarballs, { ignoreScripts: true }), await pack(join(tree, 'simulator'), tarballs)];
     // Quick start 3's own install line: the packages it names beside bioid-sdk (express, express-session).
     await installOffline(
